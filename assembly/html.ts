@@ -1,0 +1,388 @@
+// XSS detection over an HTML tokenization of the decoded value: tags and their names,
+// attributes with quoted/unquoted values, comments, and URL schemes with the characters
+// browsers ignore inside them. Judges structure (which tag, which attribute, which scheme),
+// never raw substrings of the whole value. Linear: every construct is consumed once, and the
+// one rescan (of a construct left open at the end of input) happens at most once per value.
+
+import { at, lower, isAlpha, isAlnum, isSpace, hashLower } from './text';
+import {
+  K_HTML_TAG, K_HTML_EVENT_ATTR, K_HTML_ATTR_NAME, K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR,
+  K_ATTR_BREAKOUT, K_JS_BREAKOUT, firstRule, nextRule, ruleEnabled, paramIndex, paramCount,
+  paramPtr, paramLen, ruleWithWord, kindActive,
+} from './rules';
+import { emit } from './findings';
+import { stripMode, addSpan } from './spans';
+
+// Scratch for a URL scheme with ignored characters removed (at most 32 units).
+const schemeBuf = memory.data(64);
+let schemeLen = 0;
+let schemeEnd = 0; // index just after the ':'
+
+// Which rule (if any) a tag name hit, and whether it was a script element.
+const T_NONE = 0;
+const T_SCRIPT = 1;
+const T_STYLE = 2;
+
+let txt: usize = 0;
+let len = 0;
+let closeCacheScript = -2; // cached index of the next "</script" at or after closeFromScript
+let closeFromScript = 0;
+
+/** Reads a URL scheme starting at i (leading C0/space skipped, tab/CR/LF inside ignored). */
+function readScheme(i: i32, end: i32): bool {
+  while (i < end && at(txt, i) <= 32) i++;
+  schemeLen = 0;
+  while (i < end) {
+    const c = at(txt, i);
+    if (c == 9 || c == 10 || c == 13) { i++; continue; }
+    if (c == 58) {
+      schemeEnd = i + 1;
+      return schemeLen > 0;
+    }
+    if (!(isAlnum(c) || c == 43 || c == 45 || c == 46) || schemeLen >= 32) return false;
+    store<u16>(schemeBuf + (<usize>schemeLen << 1), <u16>lower(c));
+    schemeLen++;
+    i++;
+  }
+  return false;
+}
+
+/** Rule of kind K_URL_SCHEME naming the scheme just read, or -1. */
+function schemeRule(): i32 {
+  return ruleWithWord(K_URL_SCHEME, schemeBuf, 0, schemeLen);
+}
+
+/** Rule of kind K_DATA_URL whose mime prefix follows "data:" at schemeEnd, or -1. */
+function dataRule(end: i32): i32 {
+  if (schemeLen != 4 || load<u64>(schemeBuf) != 0x0061007400610064) return -1; // "data"
+  let i = schemeEnd;
+  while (i < end && isSpace(at(txt, i))) i++;
+  let r = firstRule(K_DATA_URL);
+  while (r >= 0) {
+    if (ruleEnabled(r)) {
+      const n = paramCount(r);
+      for (let k = 0; k < n; k++) {
+        const w = paramPtr(r, k);
+        const wl = paramLen(r, k);
+        if (i + wl > end) continue;
+        let same = true;
+        for (let j = 0; j < wl; j++) {
+          if (lower(at(txt, i + j)) != <u32>load<u8>(w + j)) { same = false; break; }
+        }
+        if (same) return r;
+      }
+    }
+    r = nextRule(r);
+  }
+  return -1;
+}
+
+/** First enabled K_CSS_EXPR rule with a parameter occurring in [s, e) (case-insensitive). */
+function cssRule(s: i32, e: i32): i32 {
+  let r = firstRule(K_CSS_EXPR);
+  while (r >= 0) {
+    if (ruleEnabled(r)) {
+      const n = paramCount(r);
+      for (let i = s; i < e; i++) {
+        const c = lower(at(txt, i));
+        for (let k = 0; k < n; k++) {
+          const w = paramPtr(r, k);
+          if (<u32>load<u8>(w) != c) continue;
+          const wl = paramLen(r, k);
+          if (i + wl > e) continue;
+          let same = true;
+          for (let j = 1; j < wl; j++) {
+            if (lower(at(txt, i + j)) != <u32>load<u8>(w + j)) { same = false; break; }
+          }
+          if (same) return r;
+        }
+      }
+    }
+    r = nextRule(r);
+  }
+  return -1;
+}
+
+function hit(r: i32, s: i32, e: i32): void {
+  if (r < 0) return;
+  if (stripMode) addSpan(s, e);
+  else emit(r, s, e);
+}
+
+/**
+ * Tag-name rule: the name equals a parameter, or starts with one followed by a character that
+ * cannot continue a real name (`<script\x0c>` written out literally is still a script tag to us).
+ */
+function tagRule(s: i32, e: i32): i32 {
+  let r = ruleWithWord(K_HTML_TAG, txt, s, e - s);
+  if (r >= 0) return r;
+  // prefix form
+  let k = s;
+  while (k < e && isAlnum(at(txt, k))) k++;
+  if (k < e && k > s) {
+    const c = at(txt, k);
+    if (c == 92 || c == 34 || c == 39 || c == 96 || c == 61 || c == 43 || c == 37) r = ruleWithWord(K_HTML_TAG, txt, s, k - s);
+  }
+  return r;
+}
+
+@inline function isScriptName(s: i32, e: i32): bool {
+  return e - s >= 6 && (lower(at(txt, s)) == 115) && (lower(at(txt, s + 1)) == 99) && (lower(at(txt, s + 2)) == 114) &&
+    (lower(at(txt, s + 3)) == 105) && (lower(at(txt, s + 4)) == 112) && (lower(at(txt, s + 5)) == 116) &&
+    (e - s == 6 || !isAlnum(at(txt, s + 6)));
+}
+
+@inline function isStyleName(s: i32, e: i32): bool {
+  return e - s == 5 && (lower(at(txt, s)) == 115) && (lower(at(txt, s + 1)) == 116) && (lower(at(txt, s + 2)) == 121) &&
+    (lower(at(txt, s + 3)) == 108) && (lower(at(txt, s + 4)) == 101);
+}
+
+/** Index of the next "</script" at or after `from`, or n; cached so repeated asks stay linear. */
+function nextScriptClose(from: i32): i32 {
+  if (closeCacheScript != -2 && from >= closeFromScript && (closeCacheScript >= from || closeCacheScript == len)) return closeCacheScript;
+  let i = from;
+  while (i + 8 <= len) {
+    if (at(txt, i) == 60 && at(txt, i + 1) == 47 && isScriptName(i + 2, i + 8 <= len ? i + 8 : len)) break;
+    i++;
+  }
+  if (i + 8 > len) i = len;
+  closeFromScript = from;
+  closeCacheScript = i;
+  return i;
+}
+
+/** Judges one attribute: name [ns, ne), value [vs, ve) (vs == -1 when absent). */
+function judgeAttr(tagKind: i32, ns: i32, ne: i32, vs: i32, ve: i32, spanEnd: i32): void {
+  const nl = ne - ns;
+  // event handlers: on + letters
+  if (nl > 2 && lower(at(txt, ns)) == 111 && lower(at(txt, ns + 1)) == 110 && isAlpha(at(txt, ns + 2))) {
+    const r = ruleWithWord(K_HTML_EVENT_ATTR, txt, ns, 2);
+    if (r >= 0) { hit(r, ns, spanEnd); return; }
+  }
+  const an = ruleWithWord(K_HTML_ATTR_NAME, txt, ns, nl);
+  if (an >= 0) { hit(an, ns, spanEnd); return; }
+  if (vs < 0) return;
+  if (readScheme(vs, ve)) {
+    const r = schemeRule();
+    if (r >= 0) { hit(r, ns, spanEnd); return; }
+    const d = dataRule(ve);
+    if (d >= 0) { hit(d, ns, spanEnd); return; }
+  }
+  // style attribute values and url-bearing CSS
+  if (nl == 5 && isStyleName(ns, ne)) {
+    const r = cssRule(vs, ve);
+    if (r >= 0) { hit(r, ns, spanEnd); return; }
+  }
+}
+
+/**
+ * Parses the start tag whose name begins at ns (just after '<'); returns the index after it.
+ * `swallowed` is set when a quoted value ran to the end of input.
+ */
+let swallowedAt = -1;
+function startTag(lt: i32, ns: i32): i32 {
+  let i = ns;
+  while (i < len) {
+    const c = at(txt, i);
+    if (isSpace(c) || c == 47 || c == 62) break;
+    i++;
+  }
+  const ne = i;
+  let tagKind = T_NONE;
+  const tr = tagRule(ns, ne);
+  if (isScriptName(ns, ne)) tagKind = T_SCRIPT;
+  else if (isStyleName(ns, ne)) tagKind = T_STYLE;
+  // attributes
+  while (i < len) {
+    let c = at(txt, i);
+    if (isSpace(c) || c == 47) { i++; continue; }
+    if (c == 62) { i++; break; }
+    const as = i;
+    i++; // first char of a name may be '='
+    while (i < len) {
+      c = at(txt, i);
+      if (isSpace(c) || c == 47 || c == 62 || c == 61) break;
+      i++;
+    }
+    const ae = i;
+    let j = i;
+    while (j < len && isSpace(at(txt, j))) j++;
+    let vs = -1;
+    let ve = -1;
+    if (j < len && at(txt, j) == 61) {
+      j++;
+      while (j < len && isSpace(at(txt, j))) j++;
+      if (j < len && (at(txt, j) == 34 || at(txt, j) == 39)) {
+        const q = at(txt, j);
+        vs = j + 1;
+        let k = vs;
+        while (k < len && at(txt, k) != q) k++;
+        ve = k;
+        if (k >= len) { if (swallowedAt < 0) swallowedAt = vs; i = len; }
+        else i = k + 1;
+      } else {
+        vs = j;
+        let k = j;
+        while (k < len && !isSpace(at(txt, k)) && at(txt, k) != 62) k++;
+        ve = k;
+        i = k;
+      }
+    } else {
+      i = ae;
+    }
+    judgeAttr(tagKind, as, ae, vs, ve, i);
+  }
+  const te = i;
+  if (tr >= 0) {
+    if (tagKind == T_SCRIPT && stripMode) {
+      // the whole element, content included, up to and including </script ...>
+      let close = nextScriptClose(te);
+      if (close < len) {
+        let k = close + 8;
+        while (k < len && at(txt, k) != 62) k++;
+        close = k < len ? k + 1 : len;
+      }
+      hit(tr, lt, close);
+    } else {
+      hit(tr, lt, te);
+    }
+  }
+  if (tagKind == T_STYLE) {
+    const r = cssRule(te, len);
+    if (r >= 0) hit(r, te, len);
+  }
+  return te;
+}
+
+/** End tag "</name ...>" at lt; returns the index after it. Script end tags are breakouts. */
+function endTag(lt: i32, ns: i32): i32 {
+  let i = ns;
+  while (i < len && !isSpace(at(txt, i)) && at(txt, i) != 47 && at(txt, i) != 62) i++;
+  const ne = i;
+  while (i < len && at(txt, i) != 62) i++;
+  const te = i < len ? i + 1 : len;
+  if (isScriptName(ns, ne)) hit(tagRule(ns, ne), lt, te);
+  return te;
+}
+
+function scanTags(from: i32): void {
+  let i = from;
+  while (i < len) {
+    // find next '<'
+    while (i < len && at(txt, i) != 60) i++;
+    if (i + 1 >= len) return;
+    const c = at(txt, i + 1);
+    if (isAlpha(c)) {
+      i = startTag(i, i + 1);
+    } else if (c == 47 && i + 2 < len && isAlpha(at(txt, i + 2))) {
+      i = endTag(i, i + 2);
+    } else if (c == 33) {
+      // <!-- comment --> or <!...> ; an unclosed one is rescanned as text
+      let k = i + 2;
+      if (k + 1 < len && at(txt, k) == 45 && at(txt, k + 1) == 45) {
+        k += 2;
+        while (k + 2 < len && !(at(txt, k) == 45 && at(txt, k + 1) == 45 && at(txt, k + 2) == 62)) k++;
+        if (k + 2 >= len) { if (swallowedAt < 0) swallowedAt = i + 4; return; }
+        i = k + 3;
+      } else {
+        while (k < len && at(txt, k) != 62) k++;
+        if (k >= len) { if (swallowedAt < 0) swallowedAt = i + 2; return; }
+        i = k + 1;
+      }
+    } else {
+      i++;
+    }
+  }
+}
+
+/** Quote, optional spaces or '/', then on<letters> and '=': breaking out of an attribute value. */
+function scanBreakouts(): void {
+  const rAttr = kindActive(K_ATTR_BREAKOUT) ? firstRule(K_ATTR_BREAKOUT) : -1;
+  const rJs = kindActive(K_JS_BREAKOUT);
+  if (rAttr < 0 && !rJs) return;
+  for (let i = 0; i < len; i++) {
+    const c = at(txt, i);
+    if (c != 34 && c != 39 && c != 96) continue;
+    let j = i + 1;
+    if (rAttr >= 0) {
+      while (j < len && (isSpace(at(txt, j)) || at(txt, j) == 47)) j++;
+      if (j + 3 < len && lower(at(txt, j)) == 111 && lower(at(txt, j + 1)) == 110 && isAlpha(at(txt, j + 2))) {
+        let k = j + 2;
+        while (k < len && isAlpha(at(txt, k))) k++;
+        const ne = k;
+        while (k < len && isSpace(at(txt, k))) k++;
+        if (k < len && at(txt, k) == 61 && ne - j >= 4) {
+          const r = ruleWithWord(K_ATTR_BREAKOUT, txt, j, 2);
+          if (r >= 0) hit(r, i, k + 1);
+        }
+      }
+    }
+    if (rJs) {
+      // quote, spaces, an operator, spaces, optional '(' , then a sink identifier called or used
+      j = i + 1;
+      while (j < len && isSpace(at(txt, j))) j++;
+      if (j >= len) continue;
+      const op = at(txt, j);
+      if (!(op == 59 || op == 44 || op == 43 || op == 45 || op == 42 || op == 47 || op == 124 || op == 38 || op == 41 || op == 125 || op == 93 || op == 63 || op == 58 || op == 94 || op == 37 || op == 60 || op == 62 || op == 61)) continue;
+      j++;
+      while (j < len && (at(txt, j) == op || isSpace(at(txt, j)) || at(txt, j) == 40 || at(txt, j) == 126 || at(txt, j) == 33)) j++;
+      const ws = j;
+      while (j < len && (isAlnum(at(txt, j)) || at(txt, j) == 95 || at(txt, j) == 36)) j++;
+      if (j == ws || j >= len) continue;
+      const nx = at(txt, j);
+      if (nx == 40 || nx == 96 || nx == 46 || nx == 91 || nx == 61) {
+        const r = ruleWithWord(K_JS_BREAKOUT, txt, ws, j - ws);
+        if (r >= 0) hit(r, i, j + 1);
+      }
+    }
+  }
+}
+
+/** A javascript:-like scheme where a URL can start outside any tag (value start, after = ( or a quote). */
+function scanBareSchemes(): void {
+  if (!kindActive(K_URL_SCHEME)) return;
+  for (let i = 0; i < len; i++) {
+    if (i > 0) {
+      const p = at(txt, i - 1);
+      if (!(p == 61 || p == 40 || p == 34 || p == 39 || p == 96)) continue;
+    }
+    const c = lower(at(txt, i));
+    if (!(c == 106 || c == 118 || c == 108 || c == 100 || c <= 32)) continue; // j v l d or space
+    if (!readScheme(i, len)) { if (i == 0) continue; else continue; }
+    const r = schemeRule();
+    if (r < 0) continue;
+    // "JavaScript: The Good Parts" is prose; code follows the colon without a space or uses ( ` =
+    let code = schemeEnd < len && !isSpace(at(txt, schemeEnd));
+    if (!code) {
+      for (let k = schemeEnd; k < len; k++) {
+        const d = at(txt, k);
+        if (d == 40 || d == 96 || d == 61) { code = true; break; }
+      }
+    }
+    if (code) { hit(r, i, stripMode ? schemeEnd : (len < schemeEnd + 40 ? len : schemeEnd + 40)); return; }
+  }
+}
+
+/** Runs every XSS rule over text[0, n). In strip mode adds removal spans instead of findings. */
+export function scanXss(p: usize, n: i32): void {
+  txt = p;
+  len = n;
+  closeCacheScript = -2;
+  closeFromScript = 0;
+  swallowedAt = -1;
+  // Quick exit: without '<', a quote or a ':' nothing here can match.
+  let interesting = false;
+  for (let i = 0; i < n; i++) {
+    const c = at(txt, i);
+    if (c == 60 || c == 34 || c == 39 || c == 96 || c == 58) { interesting = true; break; }
+  }
+  if (!interesting) return;
+  scanTags(0);
+  if (swallowedAt >= 0) {
+    const from = swallowedAt;
+    swallowedAt = -2; // never rescan twice
+    scanTags(from);
+  }
+  scanBareSchemes();
+  if (!stripMode) scanBreakouts();
+}

@@ -1,0 +1,146 @@
+// shield.wasm exports (ABI version 1, documented in ABI.md). One scan call per request:
+// the host packs every value into one batch and reads every finding from one result table.
+
+import { loadRules, rulesLoaded, setRuleEnabled, enabledRule, K_DECODE_EXCESS, K_LIMIT_OVERSIZE } from './rules';
+import { arenaReset, arenaAlloc, arenaMark, arenaRelease, ensure, setPageLimit } from './mem';
+import { resultsInit, resultBytes, resultPtr, resultCount, beginValue, setText, emit, MAX_PER_BATCH, MAX_PER_VALUE } from './findings';
+import { runPipeline, outPtr, outLen, excess } from './pipeline';
+import { scanXss } from './html';
+import { scanSql } from './sql';
+import { scanPath } from './path';
+import { sanitize, sanitizedPtr } from './sanitize';
+import { DEFAULT_RULES, DEFAULT_RULES_LEN } from './generated/rules-blob';
+
+@external('env', 'abort')
+declare function hostAbort(msg: u32, file: u32, line: u32, col: u32): void;
+
+/** Abort hook (asconfig `use`): tell the host, then trap. */
+export function onAbort(msg: usize, file: usize, line: u32, col: u32): void {
+  hostAbort(<u32>msg, <u32>file, line, col);
+  unreachable();
+}
+
+let batch: usize = 0;
+let maxValueLength: i32 = 1 << 20;
+let output: usize = 0;
+
+export function abi_version(): u32 {
+  return 1;
+}
+
+export function rules_default_ptr(): u32 {
+  return <u32>DEFAULT_RULES;
+}
+
+export function rules_default_len(): u32 {
+  return <u32>DEFAULT_RULES_LEN;
+}
+
+/** Room for a custom rule blob, just above static data. */
+export function rules_reserve(bytes: u32): u32 {
+  const p = (__heap_base + 15) & ~<usize>15;
+  ensure(p + <usize>bytes);
+  return <u32>p;
+}
+
+export function init(ptr: u32, len: u32): i32 {
+  let scratch = (__heap_base + 15) & ~<usize>15;
+  if (<usize>ptr >= scratch) scratch = <usize>ptr + <usize>len;
+  const n = loadRules(<usize>ptr, <usize>len, scratch);
+  batch = 0;
+  return n;
+}
+
+export function rule_count(): u32 {
+  return <u32>rulesLoaded();
+}
+
+export function set_rule_enabled(index: u32, on: u32): void {
+  setRuleEnabled(<i32>index, on != 0);
+}
+
+export function set_max_value_length(units: u32): void {
+  maxValueLength = <i32>(units > 0x7fffffff ? 0x7fffffff : units);
+}
+
+/** Caps linear memory at `pages` x 64 KiB; an input needing more traps (reported as engine.fault). */
+export function set_memory_limit(pages: u32): void {
+  setPageLimit(<i32>(pages > 65536 ? 65536 : pages));
+}
+
+export function batch_reserve(count: u32, units: u32): u32 {
+  arenaReset();
+  batch = arenaAlloc(4 + <usize>count * 8 + (<usize>units << 1));
+  store<u32>(batch, count);
+  let cap = <i32>count * MAX_PER_VALUE;
+  if (cap > MAX_PER_BATCH) cap = MAX_PER_BATCH;
+  resultsInit(arenaAlloc(resultBytes(cap)), cap);
+  return <u32>batch;
+}
+
+export function result_ptr(): u32 {
+  return <u32>resultPtr();
+}
+
+export function output_ptr(): u32 {
+  return <u32>output;
+}
+
+/** Value i of the batch: sets vPtr/vLen; false when the header is inconsistent. */
+let vPtr: usize = 0;
+let vLen: i32 = 0;
+function valueAt(i: u32): bool {
+  if (batch == 0) return false;
+  const count = load<u32>(batch);
+  if (i >= count) return false;
+  const text = batch + 4 + <usize>count * 8;
+  const s = load<u32>(batch + 4 + <usize>i * 8);
+  const l = load<u32>(batch + 8 + <usize>i * 8);
+  if (<u64>s + <u64>l > <u64>0x7fffffff) return false;
+  const end = text + ((<usize>s + <usize>l) << 1);
+  if (end > (<usize>memory.size() << 16)) return false;
+  vPtr = text + (<usize>s << 1);
+  vLen = <i32>l;
+  return true;
+}
+
+export function scan_batch(): i32 {
+  if (batch == 0) return -1;
+  const count = load<u32>(batch);
+  for (let i: u32 = 0; i < count; i++) if (!valueAt(i)) return -1;
+  const rOversize = enabledRule(K_LIMIT_OVERSIZE);
+  const rExcess = enabledRule(K_DECODE_EXCESS);
+  for (let i: u32 = 0; i < count; i++) {
+    valueAt(i);
+    beginValue(<i32>i, vPtr, vLen);
+    if (vLen > maxValueLength) {
+      emit(rOversize, 0, vLen);
+      continue;
+    }
+    const mark = arenaMark();
+    runPipeline(vPtr, vLen);
+    const p = outPtr;
+    const n = outLen;
+    setText(p, n);
+    if (excess) emit(rExcess, 0, n);
+    scanXss(p, n);
+    scanSql(p, n);
+    scanPath(p, n);
+    arenaRelease(mark);
+  }
+  return resultCount();
+}
+
+export function decode_value(index: u32): i32 {
+  if (!valueAt(index)) return -1;
+  runPipeline(vPtr, vLen);
+  output = outPtr;
+  return outLen;
+}
+
+export function sanitize_value(index: u32, flags: u32): i32 {
+  if (!valueAt(index)) return -1;
+  const n = sanitize(vPtr, vLen, flags);
+  output = sanitizedPtr();
+  return n;
+}

@@ -1,0 +1,67 @@
+// NFKC per code point plus removal of default-ignorable code points, from the generated table.
+// ASCII never changes and is copied without a table load.
+
+import { at } from './text';
+import { foldLookup, foldPool, FOLD_SAME } from './tables/fold';
+
+export let foldChanged = false;
+
+/** Exact output length of foldInto for src[0..n). */
+export function foldLength(src: usize, n: i32): i32 {
+  let o = 0;
+  for (let i = 0; i < n; i++) {
+    const c = at(src, i);
+    if (c < 0x80) { o++; continue; }
+    let cp = c;
+    let w = 1;
+    if (c - 0xd800 < 0x400 && i + 1 < n && at(src, i + 1) - 0xdc00 < 0x400) {
+      cp = 0x10000 + ((c - 0xd800) << 10) + (at(src, i + 1) - 0xdc00);
+      w = 2;
+    }
+    const e = foldLookup(cp);
+    o += e == FOLD_SAME ? w : <i32>(e & 31);
+    i += w - 1;
+  }
+  return o;
+}
+
+/** Folds src[0..n) into dst (room for foldLength units); returns the length, sets foldChanged. */
+export function foldInto(src: usize, n: i32, dst: usize): i32 {
+  const pool = foldPool();
+  let o = 0;
+  let changed = false;
+  for (let i = 0; i < n; i++) {
+    const c = at(src, i);
+    if (c < 0x80) {
+      store<u16>(dst + (<usize>o << 1), <u16>c);
+      o++;
+      continue;
+    }
+    let cp = c;
+    let w = 1;
+    if (c - 0xd800 < 0x400 && i + 1 < n && at(src, i + 1) - 0xdc00 < 0x400) {
+      cp = 0x10000 + ((c - 0xd800) << 10) + (at(src, i + 1) - 0xdc00);
+      w = 2;
+    }
+    const e = foldLookup(cp);
+    if (e == FOLD_SAME) {
+      store<u16>(dst + (<usize>o << 1), <u16>c);
+      o++;
+      if (w == 2) {
+        store<u16>(dst + (<usize>o << 1), <u16>at(src, i + 1));
+        o++;
+      }
+    } else {
+      const len = <i32>(e & 31);
+      const off = <usize>(e >> 5);
+      for (let k = 0; k < len; k++) {
+        store<u16>(dst + (<usize>o << 1), load<u16>(pool + ((off + <usize>k) << 1)));
+        o++;
+      }
+      changed = true;
+    }
+    i += w - 1;
+  }
+  foldChanged = changed;
+  return o;
+}

@@ -1,0 +1,49 @@
+// The per-value pipeline (DESIGN 8): up to 4 rounds of {one URL + HTML-entity decode pass,
+// then NFKC and removal of default-ignorables}, stopping when a round changes nothing.
+// Values with nothing to decode or normalize (ASCII without '%' or '&') skip every pass.
+
+import { at } from './text';
+import { decodeOnce, decodeChanged, hasDecodable } from './decode';
+import { foldLength, foldInto, foldChanged } from './normalize';
+import { arenaAlloc } from './mem';
+
+export const MAX_ROUNDS = 4;
+
+export let outPtr: usize = 0;
+export let outLen: i32 = 0;
+export let excess = false;
+
+function needsWork(p: usize, n: i32): bool {
+  for (let i = 0; i < n; i++) {
+    const c = at(p, i);
+    if (c >= 0x80 || c == 37 || c == 38) return true;
+  }
+  return false;
+}
+
+/** Runs the pipeline on p[0, n); the result is outPtr/outLen (p itself when nothing changed). */
+export function runPipeline(p: usize, n: i32): void {
+  outPtr = p;
+  outLen = n;
+  excess = false;
+  if (!needsWork(p, n)) return;
+  let cur = p;
+  let curLen = n;
+  let rounds = 0;
+  while (rounds < MAX_ROUNDS) {
+    const a = arenaAlloc((<usize>curLen + 8) << 1);
+    const la = decodeOnce(cur, curLen, a);
+    const ch1 = decodeChanged;
+    const lf = foldLength(a, la);
+    const b = arenaAlloc((<usize>lf + 8) << 1);
+    const lb = foldInto(a, la, b);
+    const ch2 = foldChanged;
+    if (!ch1 && !ch2) break;
+    cur = b;
+    curLen = lb;
+    rounds++;
+  }
+  if (rounds == MAX_ROUNDS) excess = hasDecodable(cur, curLen);
+  outPtr = cur;
+  outLen = curLen;
+}

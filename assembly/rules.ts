@@ -1,0 +1,226 @@
+// The rule table, loaded at init from a rule blob (see ABI.md). Detectors are code that knows
+// a structure (HTML tags, SQL tokens, path segments); rules are data that say which names,
+// words and schemes in that structure are hostile, so a rule change is a data change.
+
+import { arenaInit } from './mem';
+import { lower, hashLower, hashBytes } from './text';
+
+export const MAX_RULES = 256;
+
+// Matcher kinds. Their names (used in the blob) and parameter meanings: rules/README.md.
+export const K_NONE = 0;
+export const K_HTML_TAG = 1;
+export const K_HTML_EVENT_ATTR = 2;
+export const K_HTML_ATTR_NAME = 3;
+export const K_URL_SCHEME = 4;
+export const K_DATA_URL = 5;
+export const K_CSS_EXPR = 6;
+export const K_ATTR_BREAKOUT = 7;
+export const K_JS_BREAKOUT = 8;
+export const K_SQL_TAUTOLOGY = 20;
+export const K_SQL_UNION = 21;
+export const K_SQL_STACKED = 22;
+export const K_SQL_CALL = 23;
+export const K_SQL_PHRASE = 24;
+export const K_SQL_COMMENT = 25;
+export const K_SQL_CLAUSE = 26;
+export const K_PATH_TRAVERSAL = 40;
+export const K_PATH_FILE = 41;
+export const K_PATH_WRAPPER = 42;
+export const K_PATH_NUL = 43;
+export const K_DECODE_EXCESS = 60;
+export const K_LIMIT_OVERSIZE = 61;
+export const K_ENGINE_FAULT = 62;
+export const K_COUNT = 64;
+
+const KIND_NAMES: string[] = [
+  'html-tag', 'html-event-attr', 'html-attr-name', 'url-scheme', 'data-url', 'css-expression',
+  'attr-breakout', 'js-breakout',
+  'sql-tautology', 'sql-union', 'sql-stacked', 'sql-call', 'sql-phrase', 'sql-comment', 'sql-breakout',
+  'path-traversal', 'path-file', 'path-wrapper', 'path-nul',
+  'decode-excess', 'limit-oversize', 'engine-fault',
+];
+const KIND_CODES: i32[] = [
+  K_HTML_TAG, K_HTML_EVENT_ATTR, K_HTML_ATTR_NAME, K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR,
+  K_ATTR_BREAKOUT, K_JS_BREAKOUT,
+  K_SQL_TAUTOLOGY, K_SQL_UNION, K_SQL_STACKED, K_SQL_CALL, K_SQL_PHRASE, K_SQL_COMMENT, K_SQL_CLAUSE,
+  K_PATH_TRAVERSAL, K_PATH_FILE, K_PATH_WRAPPER, K_PATH_NUL,
+  K_DECODE_EXCESS, K_LIMIT_OVERSIZE, K_ENGINE_FAULT,
+];
+
+// Per-rule columns (static, MAX_RULES entries each).
+const ruleKind = memory.data(MAX_RULES);
+const ruleOn = memory.data(MAX_RULES);
+const ruleParam0 = memory.data(MAX_RULES * 4); // u32 first param index
+const ruleParamN = memory.data(MAX_RULES * 4); // u32 param count
+const ruleNext = memory.data(MAX_RULES * 4); // i32 next rule of the same kind, -1 ends
+const kindFirst = memory.data(K_COUNT * 4); // i32 first rule of each kind, -1 none
+
+// Params: 12 bytes each {u32 ptr, u32 len, u32 hash}; ptr into the blob copy.
+let paramBase: usize = 0;
+let ruleCount: i32 = 0;
+
+export function rulesLoaded(): i32 {
+  return ruleCount;
+}
+
+@inline export function firstRule(kind: i32): i32 {
+  return load<i32>(kindFirst + (<usize>kind << 2));
+}
+
+@inline export function nextRule(r: i32): i32 {
+  return load<i32>(ruleNext + (<usize>r << 2));
+}
+
+@inline export function ruleEnabled(r: i32): bool {
+  return load<u8>(ruleOn + <usize>r) != 0;
+}
+
+export function setRuleEnabled(r: i32, on: bool): void {
+  if (r >= 0 && r < ruleCount) store<u8>(ruleOn + <usize>r, on ? 1 : 0);
+}
+
+/** First enabled rule of a kind, or -1. For kinds with one rule and no parameters. */
+export function enabledRule(kind: i32): i32 {
+  let r = firstRule(kind);
+  while (r >= 0) {
+    if (ruleEnabled(r)) return r;
+    r = nextRule(r);
+  }
+  return -1;
+}
+
+/** True when any enabled rule of this kind exists: lets a detector skip whole passes. */
+export function kindActive(kind: i32): bool {
+  return enabledRule(kind) >= 0;
+}
+
+@inline export function paramCount(r: i32): i32 {
+  return load<i32>(ruleParamN + (<usize>r << 2));
+}
+
+@inline function paramAt(r: i32, k: i32): usize {
+  return paramBase + (<usize>(load<u32>(ruleParam0 + (<usize>r << 2)) + <u32>k)) * 12;
+}
+
+@inline export function paramPtr(r: i32, k: i32): usize {
+  return <usize>load<u32>(paramAt(r, k));
+}
+
+@inline export function paramLen(r: i32, k: i32): i32 {
+  return <i32>load<u32>(paramAt(r, k) + 4);
+}
+
+/**
+ * Index of the parameter of rule r equal (ASCII case-insensitively) to text[i, i+len), or -1.
+ * `h` is hashLower of that text, computed once by the caller for all rules it asks.
+ */
+export function paramIndex(r: i32, p: usize, i: i32, len: i32, h: u32): i32 {
+  const n = paramCount(r);
+  for (let k = 0; k < n; k++) {
+    const e = paramAt(r, k);
+    if (load<u32>(e + 8) != h || <i32>load<u32>(e + 4) != len) continue;
+    const w = <usize>load<u32>(e);
+    let same = true;
+    for (let j = 0; j < len; j++) {
+      if (lower(<u32>load<u16>(p + ((<usize>(i + j)) << 1))) != <u32>load<u8>(w + j)) { same = false; break; }
+    }
+    if (same) return k;
+  }
+  return -1;
+}
+
+/** First enabled rule of `kind` having text[i, i+len) among its params, or -1. */
+export function ruleWithWord(kind: i32, p: usize, i: i32, len: i32): i32 {
+  let r = firstRule(kind);
+  if (r < 0) return -1;
+  const h = hashLower(p, i, len);
+  while (r >= 0) {
+    if (ruleEnabled(r) && paramIndex(r, p, i, len, h) >= 0) return r;
+    r = nextRule(r);
+  }
+  return -1;
+}
+
+function kindCode(p: usize, len: i32): i32 {
+  for (let k = 0; k < KIND_NAMES.length; k++) {
+    const name = KIND_NAMES[k];
+    if (name.length != len) continue;
+    let same = true;
+    for (let j = 0; j < len; j++) {
+      if (<u32>name.charCodeAt(j) != <u32>load<u8>(p + j)) { same = false; break; }
+    }
+    if (same) return KIND_CODES[k];
+  }
+  return -1;
+}
+
+/**
+ * Parses a blob that the host wrote at [ptr, ptr+len). The blob stays where it is (params point
+ * into it); the arena starts after whichever is higher, the blob or the param table.
+ */
+export function loadRules(ptr: usize, len: usize, scratch: usize): i32 {
+  ruleCount = 0;
+  for (let k = 0; k < K_COUNT; k++) store<i32>(kindFirst + (<usize>k << 2), -1);
+  const end = ptr + len;
+  if (len < 8) return -3;
+  if (load<u32>(ptr) != 0x42524853) return -1;
+  if (load<u16>(ptr + 4) != 1) return -2;
+  const n = <i32>load<u16>(ptr + 6);
+  if (n > MAX_RULES) return -5;
+  // First pass: count params to size the param table.
+  let q = ptr + 8;
+  let totalParams = 0;
+  for (let r = 0; r < n; r++) {
+    for (let s = 0; s < 3; s++) {
+      if (q >= end) return -3;
+      q += 1 + <usize>load<u8>(q);
+    }
+    if (q + 4 > end) return -3;
+    const pc = <i32>load<u16>(q + 2);
+    q += 4;
+    for (let k = 0; k < pc; k++) {
+      if (q >= end) return -3;
+      q += 1 + <usize>load<u8>(q);
+    }
+    if (q > end) return -3;
+    totalParams += pc;
+  }
+  paramBase = (scratch + 15) & ~<usize>15;
+  arenaInit(paramBase + <usize>totalParams * 12);
+  const lastOfKind = memory.data(K_COUNT * 4);
+  for (let k = 0; k < K_COUNT; k++) store<i32>(lastOfKind + (<usize>k << 2), -1);
+  q = ptr + 8;
+  let pi: u32 = 0;
+  for (let r = 0; r < n; r++) {
+    q += 1 + <usize>load<u8>(q); // id: the host keeps ids; the engine reports indexes
+    q += 1 + <usize>load<u8>(q); // vector
+    const kl = <i32>load<u8>(q);
+    const kind = kindCode(q + 1, kl);
+    if (kind < 0) return -4;
+    q += 1 + <usize>kl;
+    const flags = load<u8>(q + 1);
+    const pc = <u32>load<u16>(q + 2);
+    q += 4;
+    store<u8>(ruleKind + <usize>r, <u8>kind);
+    store<u8>(ruleOn + <usize>r, flags & 1);
+    store<u32>(ruleParam0 + (<usize>r << 2), pi);
+    store<u32>(ruleParamN + (<usize>r << 2), pc);
+    store<i32>(ruleNext + (<usize>r << 2), -1);
+    for (let k: u32 = 0; k < pc; k++) {
+      const l = <i32>load<u8>(q);
+      const e = paramBase + <usize>pi * 12;
+      store<u32>(e, <u32>(q + 1));
+      store<u32>(e + 4, <u32>l);
+      store<u32>(e + 8, hashBytes(q + 1, l));
+      q += 1 + <usize>l;
+      pi++;
+    }
+    const last = load<i32>(lastOfKind + (<usize>kind << 2));
+    if (last < 0) store<i32>(kindFirst + (<usize>kind << 2), r);
+    else store<i32>(ruleNext + (<usize>last << 2), r);
+    store<i32>(lastOfKind + (<usize>kind << 2), r);
+  }
+  ruleCount = n;
+  return n;
+}

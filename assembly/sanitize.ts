@@ -1,0 +1,145 @@
+// sanitizeString (SPEC, Library operations): pipeline, then the XSS stripper (script elements,
+// javascript: URLs, event handlers, embedding and injection tags), SQL hits replaced by
+// "[BLOCKED]", path traversal stripped until stable, then < > " ' & HTML-encoded.
+// The whole step is repeated until its output no longer changes, so stripping can never leave
+// behind a new attack or a new escape that a second call would decode (the result is idempotent
+// by construction); an input that does not settle within MAX_ITER steps becomes "".
+
+import { at } from './text';
+import { runPipeline, outPtr, outLen } from './pipeline';
+import { arenaAlloc } from './mem';
+import { spansBegin, spansEnd, spanCount, spanStart, spanEnd, sortSpans } from './spans';
+import { scanXss } from './html';
+import { scanSql } from './sql';
+
+export const F_XSS = 1;
+export const F_SQL = 2;
+export const F_PATH = 4;
+export const F_ENCODE = 8;
+const MAX_ITER = 16;
+const MAX_SPANS = 1024;
+
+let resPtr: usize = 0;
+let resLen: i32 = 0;
+
+/** Copies p[0,n) without the (sorted) spans, or with each merged span replaced by `repl`. */
+function applySpans(p: usize, n: i32, replace: bool): void {
+  sortSpans();
+  const sc = spanCount();
+  const out = arenaAlloc((<usize>n + <usize>sc * 9 + 8) << 1);
+  let o = 0;
+  let i = 0;
+  let k = 0;
+  while (k < sc) {
+    let s = spanStart(k);
+    let e = spanEnd(k);
+    k++;
+    while (k < sc && spanStart(k) <= e) { if (spanEnd(k) > e) e = spanEnd(k); k++; }
+    if (s < i) s = i;
+    if (e > n) e = n;
+    if (s > i) { memory.copy(out + (<usize>o << 1), p + (<usize>i << 1), <usize>(s - i) << 1); o += s - i; }
+    if (replace && e > s) {
+      // "[BLOCKED]"
+      store<u16>(out + (<usize>o << 1), 91); store<u16>(out + (<usize>(o + 1) << 1), 66);
+      store<u16>(out + (<usize>(o + 2) << 1), 76); store<u16>(out + (<usize>(o + 3) << 1), 79);
+      store<u16>(out + (<usize>(o + 4) << 1), 67); store<u16>(out + (<usize>(o + 5) << 1), 75);
+      store<u16>(out + (<usize>(o + 6) << 1), 69); store<u16>(out + (<usize>(o + 7) << 1), 68);
+      store<u16>(out + (<usize>(o + 8) << 1), 93);
+      o += 9;
+    }
+    if (e > i) i = e;
+  }
+  if (i < n) { memory.copy(out + (<usize>o << 1), p + (<usize>i << 1), <usize>(n - i) << 1); o += n - i; }
+  resPtr = out;
+  resLen = o;
+}
+
+/** Removes "../" and "..\" as if repeatedly until none is left, in one pass (a stack). */
+function stripTraversal(p: usize, n: i32): void {
+  const out = arenaAlloc((<usize>n + 8) << 1);
+  let o = 0;
+  for (let i = 0; i < n; i++) {
+    const c = at(p, i);
+    store<u16>(out + (<usize>o << 1), <u16>c);
+    o++;
+    if ((c == 47 || c == 92) && o >= 3 && at(out, o - 2) == 46 && at(out, o - 3) == 46) o -= 3;
+  }
+  resPtr = out;
+  resLen = o;
+}
+
+function htmlEncode(p: usize, n: i32): void {
+  const out = arenaAlloc((<usize>n * 6 + 8) << 1);
+  let o = 0;
+  for (let i = 0; i < n; i++) {
+    const c = at(p, i);
+    let rep = '';
+    if (c == 60) rep = '&lt;';
+    else if (c == 62) rep = '&gt;';
+    else if (c == 34) rep = '&quot;';
+    else if (c == 39) rep = '&#39;';
+    else if (c == 38) rep = '&amp;';
+    else {
+      store<u16>(out + (<usize>o << 1), <u16>c);
+      o++;
+      continue;
+    }
+    for (let k = 0; k < rep.length; k++) {
+      store<u16>(out + (<usize>o << 1), <u16>rep.charCodeAt(k));
+      o++;
+    }
+  }
+  resPtr = out;
+  resLen = o;
+}
+
+/** One sanitizing step over p[0, n); result in resPtr/resLen. */
+function step(p: usize, n: i32, flags: u32): void {
+  runPipeline(p, n);
+  let cur = outPtr;
+  let len = outLen;
+  if (flags & F_XSS) {
+    spansBegin(MAX_SPANS);
+    scanXss(cur, len);
+    spansEnd();
+    if (spanCount() > 0) { applySpans(cur, len, false); cur = resPtr; len = resLen; }
+  }
+  if (flags & F_SQL) {
+    spansBegin(MAX_SPANS);
+    scanSql(cur, len);
+    spansEnd();
+    if (spanCount() > 0) { applySpans(cur, len, true); cur = resPtr; len = resLen; }
+  }
+  if (flags & F_PATH) { stripTraversal(cur, len); cur = resPtr; len = resLen; }
+  if (flags & F_ENCODE) { htmlEncode(cur, len); cur = resPtr; len = resLen; }
+  resPtr = cur;
+  resLen = len;
+}
+
+function same(a: usize, al: i32, b: usize, bl: i32): bool {
+  if (al != bl) return false;
+  return memory.compare(a, b, <usize>al << 1) == 0;
+}
+
+/** Sanitizes p[0, n) to a fixed point; returns the length, text at sanitizedPtr(). */
+export function sanitize(p: usize, n: i32, flags: u32): i32 {
+  let cur = p;
+  let len = n;
+  for (let it = 0; it < MAX_ITER; it++) {
+    step(cur, len, flags);
+    if (same(resPtr, resLen, cur, len)) {
+      resPtr = cur;
+      resLen = len;
+      return len;
+    }
+    cur = resPtr;
+    len = resLen;
+  }
+  resPtr = p;
+  resLen = 0;
+  return 0;
+}
+
+export function sanitizedPtr(): usize {
+  return resPtr;
+}

@@ -1,0 +1,588 @@
+// SQL injection detection: a lexer (strings, comments, numbers, operators, words, variables)
+// run in the three contexts a value can land in (inside a '...' string, inside a "..." string,
+// or bare/numeric), and judges over the token sequence: breaking out of the context and then
+// continuing with SQL (tautologies, UNION SELECT, stacked statements, clauses, comments),
+// plus context-free constructs (time-based calls, comment-split keywords). Benign prose with
+// apostrophes or keywords ("O'Brien", "please select a drop date", "-- thanks") lexes into
+// sequences no judge accepts.
+
+import { at, lower, isAlpha, isDigit, isSpace, isWord, isHex, hashLower } from './text';
+import {
+  K_SQL_TAUTOLOGY, K_SQL_UNION, K_SQL_STACKED, K_SQL_CALL, K_SQL_PHRASE, K_SQL_COMMENT, K_SQL_CLAUSE,
+  firstRule, nextRule, ruleEnabled, paramIndex, paramCount, paramPtr, paramLen, ruleWithWord, enabledRule,
+} from './rules';
+import { emit } from './findings';
+import { stripMode, addSpan } from './spans';
+import { arenaAlloc, arenaMark, arenaRelease } from './mem';
+
+// token types
+const T_WORD: u8 = 1;
+const T_NUM: u8 = 2;
+const T_STR: u8 = 3; // closed string
+const T_USTR: u8 = 4; // unterminated string (the application's own quote closes it)
+const T_OP: u8 = 5; // operator; op code in `sub`
+const T_LP: u8 = 6;
+const T_RP: u8 = 7;
+const T_COMMA: u8 = 8;
+const T_SEMI: u8 = 9;
+const T_COMMENT: u8 = 10; // sub: 1 line (-- or #), 2 block, 3 executable /*!, 4 unterminated block
+const T_VAR: u8 = 11;
+const T_OTHER: u8 = 12;
+const T_BTICK: u8 = 13;
+
+// operator sub-codes
+const O_EQ: u8 = 1; // = == <=>
+const O_CMP: u8 = 2; // < > <= >= <> !=
+const O_ARITH: u8 = 3; // + - * / % ^ ~
+const O_OR: u8 = 4; // ||
+const O_AND: u8 = 5; // &&
+const O_BIT: u8 = 6; // | &
+const O_NOT: u8 = 7; // !
+const O_OTHER: u8 = 8; // := :: etc
+
+const TOK = 12; // bytes per token: u8 type, u8 sub, u16 flags, i32 start, i32 end
+let toks: usize = 0;
+let ntok = 0;
+let txt: usize = 0;
+let len = 0;
+
+@inline function tType(k: i32): u8 { return k < ntok ? load<u8>(toks + <usize>k * TOK) : 0; }
+@inline function tSub(k: i32): u8 { return load<u8>(toks + <usize>k * TOK + 1); }
+@inline function tGlued(k: i32): bool { return load<u8>(toks + <usize>k * TOK + 2) != 0; } // no space before
+@inline function tStart(k: i32): i32 { return load<i32>(toks + <usize>k * TOK + 4); }
+@inline function tEnd(k: i32): i32 { return load<i32>(toks + <usize>k * TOK + 8); }
+
+function push(type: u8, sub: u8, s: i32, e: i32, glued: bool): void {
+  const p = toks + <usize>ntok * TOK;
+  store<u8>(p, type);
+  store<u8>(p + 1, sub);
+  store<u16>(p + 2, glued ? 1 : 0);
+  store<i32>(p + 4, s);
+  store<i32>(p + 8, e);
+  ntok++;
+}
+
+/** Lexes txt[0, len). quote != 0: the value starts inside a string delimited by that quote. */
+function lex(quote: u32): void {
+  ntok = 0;
+  let i = 0;
+  let glued = false;
+  if (quote != 0) {
+    // the string the value was pasted into: up to the first unescaped quote
+    let k = 0;
+    while (k < len) {
+      const c = at(txt, k);
+      if (c == 92) { k += 2; continue; }
+      if (c == quote) {
+        if (k + 1 < len && at(txt, k + 1) == quote) { k += 2; continue; }
+        break;
+      }
+      k++;
+    }
+    if (k >= len) { push(T_USTR, 0, 0, len, false); return; }
+    push(T_STR, 0, 0, k + 1, false);
+    i = k + 1;
+    glued = true;
+  }
+  while (i < len) {
+    const c = at(txt, i);
+    if (isSpace(c) || c == 0xa0) { i++; glued = false; continue; }
+    const s = i;
+    if (c == 39 || c == 34) {
+      let k = i + 1;
+      while (k < len) {
+        const d = at(txt, k);
+        if (d == 92) { k += 2; continue; }
+        if (d == c) {
+          if (k + 1 < len && at(txt, k + 1) == c) { k += 2; continue; }
+          break;
+        }
+        k++;
+      }
+      if (k >= len) { push(T_USTR, <u8>c, s, len, glued); i = len; }
+      else { push(T_STR, <u8>c, s, k + 1, glued); i = k + 1; }
+    } else if (c == 96) {
+      let k = i + 1;
+      while (k < len && at(txt, k) != 96) k++;
+      push(T_BTICK, 0, s, k < len ? k + 1 : len, glued);
+      i = k < len ? k + 1 : len;
+    } else if (isDigit(c) || (c == 46 && i + 1 < len && isDigit(at(txt, i + 1)))) {
+      let k = i + 1;
+      if (c == 48 && k < len && (at(txt, k) | 32) == 120) {
+        k++;
+        while (k < len && isHex(at(txt, k))) k++;
+      } else {
+        while (k < len && (isDigit(at(txt, k)) || at(txt, k) == 46)) k++;
+        if (k < len && (at(txt, k) | 32) == 101) {
+          let m = k + 1;
+          if (m < len && (at(txt, m) == 43 || at(txt, m) == 45)) m++;
+          if (m < len && isDigit(at(txt, m))) { k = m; while (k < len && isDigit(at(txt, k))) k++; }
+          else if (m == k + 1) k = m; // MySQL accepts "1.e" as a number
+        }
+      }
+      // "3pm", "8h": a number glued to letters is a word, not a number
+      if (k < len && isAlpha(at(txt, k))) {
+        while (k < len && isWord(at(txt, k))) k++;
+        push(T_WORD, 0, s, k, glued);
+      } else push(T_NUM, 0, s, k, glued);
+      i = k;
+    } else if (isWord(c) && c != 36) {
+      let k = i + 1;
+      while (k < len) {
+        const d = at(txt, k);
+        if (isWord(d)) { k++; continue; }
+        if (d == 46 && k + 1 < len && isWord(at(txt, k + 1)) && !isDigit(at(txt, k + 1))) { k++; continue; }
+        break;
+      }
+      push(T_WORD, 0, s, k, glued);
+      i = k;
+    } else if (c == 64) {
+      let k = i + 1;
+      if (k < len && at(txt, k) == 64) k++;
+      while (k < len && (isWord(at(txt, k)) || at(txt, k) == 46)) k++;
+      push(T_VAR, 0, s, k, glued);
+      i = k;
+    } else if (c == 35 || (c == 45 && i + 1 < len && at(txt, i + 1) == 45)) {
+      let k = i + 1;
+      while (k < len && at(txt, k) != 10 && at(txt, k) != 13) k++;
+      push(T_COMMENT, 1, s, k, glued);
+      i = k;
+    } else if (c == 47 && i + 1 < len && at(txt, i + 1) == 42) {
+      const exec = i + 2 < len && at(txt, i + 2) == 33;
+      let k = i + 2;
+      while (k + 1 < len && !(at(txt, k) == 42 && at(txt, k + 1) == 47)) k++;
+      if (k + 1 >= len) {
+        push(T_COMMENT, exec ? 3 : 4, s, len, glued);
+        i = len;
+      } else {
+        push(T_COMMENT, exec ? 3 : 2, s, k + 2, glued);
+        i = k + 2;
+      }
+    } else if (c == 40) { push(T_LP, 0, s, i + 1, glued); i++; }
+    else if (c == 41) { push(T_RP, 0, s, i + 1, glued); i++; }
+    else if (c == 44) { push(T_COMMA, 0, s, i + 1, glued); i++; }
+    else if (c == 59) { push(T_SEMI, 0, s, i + 1, glued); i++; }
+    else {
+      const d = i + 1 < len ? at(txt, i + 1) : 0;
+      let sub: u8 = 0;
+      let w = 1;
+      if (c == 61) { sub = O_EQ; if (d == 61) w = 2; }
+      else if (c == 60) { if (d == 61 && i + 2 < len && at(txt, i + 2) == 62) { sub = O_EQ; w = 3; } else { sub = O_CMP; if (d == 61 || d == 62) w = 2; } }
+      else if (c == 62) { sub = O_CMP; if (d == 61) w = 2; }
+      else if (c == 33) { if (d == 61) { sub = O_CMP; w = 2; } else sub = O_NOT; }
+      else if (c == 124) { if (d == 124) { sub = O_OR; w = 2; } else sub = O_BIT; }
+      else if (c == 38) { if (d == 38) { sub = O_AND; w = 2; } else sub = O_BIT; }
+      else if (c == 43 || c == 45 || c == 42 || c == 47 || c == 37 || c == 94 || c == 126) sub = O_ARITH;
+      else if (c == 58) { sub = O_OTHER; if (d == 61 || d == 58) w = 2; }
+      if (sub != 0) push(T_OP, sub, s, i + w, glued);
+      else push(T_OTHER, 0, s, i + 1, glued);
+      i += w;
+    }
+    glued = true;
+  }
+}
+
+/** Next token index at or after k that is not a comment. */
+function sig(k: i32): i32 {
+  while (k < ntok && tType(k) == T_COMMENT) k++;
+  return k;
+}
+
+function wordIs(k: i32, w: string): bool {
+  if (k >= ntok || tType(k) != T_WORD) return false;
+  const s = tStart(k);
+  const l = tEnd(k) - s;
+  if (l != w.length) return false;
+  for (let j = 0; j < l; j++) if (lower(at(txt, s + j)) != <u32>w.charCodeAt(j)) return false;
+  return true;
+}
+
+/** SQL words that may continue an expression (so "and true love" stays prose, "and true--" not). */
+function isSqlWord(k: i32): bool {
+  return wordIs(k, 'and') || wordIs(k, 'or') || wordIs(k, 'xor') || wordIs(k, 'like') || wordIs(k, 'rlike') ||
+    wordIs(k, 'regexp') || wordIs(k, 'is') || wordIs(k, 'in') || wordIs(k, 'between') || wordIs(k, 'not') ||
+    wordIs(k, 'limit') || wordIs(k, 'order') || wordIs(k, 'group') || wordIs(k, 'union') || wordIs(k, 'from') ||
+    wordIs(k, 'where') || wordIs(k, 'having') || wordIs(k, 'into') || wordIs(k, 'procedure') || wordIs(k, 'div') ||
+    wordIs(k, 'mod') || wordIs(k, 'sounds') || wordIs(k, 'collate') || wordIs(k, 'escape') || wordIs(k, 'null') ||
+    wordIs(k, 'then') || wordIs(k, 'else') || wordIs(k, 'end') || wordIs(k, 'when') || wordIs(k, 'select');
+}
+
+function isLiteralWord(k: i32): bool {
+  return wordIs(k, 'true') || wordIs(k, 'false') || wordIs(k, 'null') || wordIs(k, 'unknown');
+}
+
+@inline function isCmpWord(k: i32): bool {
+  return wordIs(k, 'like') || wordIs(k, 'rlike') || wordIs(k, 'regexp') || wordIs(k, 'is') || wordIs(k, 'in') ||
+    wordIs(k, 'between') || wordIs(k, 'sounds');
+}
+
+@inline function isCmp(k: i32): bool {
+  const t = tType(k);
+  return (t == T_OP && (tSub(k) == O_EQ || tSub(k) == O_CMP)) || isCmpWord(k);
+}
+
+/** Token k followed by '(' (comments between allowed): a call. */
+@inline function isCall(k: i32): bool {
+  return tType(k) == T_WORD && tType(sig(k + 1)) == T_LP;
+}
+
+let exprEnd = 0; // token index after the last operand parsed
+
+/**
+ * An operand at k: literal, string, variable, parenthesised group, call, or a column word,
+ * optionally after unary - + ! ~ NOT. Returns true and sets exprEnd.
+ */
+function operand(k: i32, allowWord: bool): bool {
+  k = sig(k);
+  let guard = 0;
+  while (k < ntok && guard < 8 && ((tType(k) == T_OP && (tSub(k) == O_ARITH || tSub(k) == O_NOT)) || wordIs(k, 'not'))) { k = sig(k + 1); guard++; }
+  const t = tType(k);
+  if (t == T_NUM || t == T_STR || t == T_USTR || t == T_VAR || t == T_BTICK || isLiteralWord(k)) { exprEnd = k + 1; return true; }
+  if (t == T_LP) {
+    // skip to the matching ')' (bounded by the token count; depth counter keeps it linear)
+    let d = 0;
+    let m = k;
+    for (; m < ntok; m++) {
+      if (tType(m) == T_LP) d++;
+      else if (tType(m) == T_RP) { d--; if (d == 0) break; }
+    }
+    exprEnd = m < ntok ? m + 1 : ntok;
+    return true;
+  }
+  if (t == T_WORD) {
+    if (isCall(k)) {
+      let d = 0;
+      let m = sig(k + 1);
+      for (; m < ntok; m++) {
+        if (tType(m) == T_LP) d++;
+        else if (tType(m) == T_RP) { d--; if (d == 0) break; }
+      }
+      exprEnd = m < ntok ? m + 1 : ntok;
+      return true;
+    }
+    if (allowWord && !isSqlWord(k)) { exprEnd = k + 1; return true; }
+  }
+  return false;
+}
+
+/** What may follow a complete injected expression: end, comment, ')', ';', a SQL word, an operator, or the app's quote. */
+function tailOk(k: i32): bool {
+  if (k >= ntok) return true;
+  const t = tType(k);
+  if (t == T_COMMENT || t == T_RP || t == T_SEMI || t == T_USTR || t == T_OP || t == T_COMMA) return true;
+  if (t == T_STR) return true;
+  if (t == T_WORD) return isSqlWord(k);
+  return false;
+}
+
+/** Boolean expression after a boolean operator at k: operand [cmp operand] followed by a valid tail. */
+function boolExpr(k: i32, strong: bool): bool {
+  // "OR 1=1", "OR 'a'='a'", "OR x=x", "AND SLEEP(5)", "OR TRUE", "|| pg_sleep(5)"
+  if (!operand(k, true)) return false;
+  let e = exprEnd;
+  const first = sig(k);
+  const wordOnly = tType(first) == T_WORD && !isCall(first) && !isLiteralWord(first);
+  let nx = sig(e);
+  if (isCmp(nx)) {
+    let m = sig(nx + 1);
+    if (wordIs(nx, 'is') && wordIs(m, 'not')) m = sig(m + 1);
+    if (wordIs(nx, 'sounds') && wordIs(m, 'like')) m = sig(m + 1);
+    if (!operand(m, true)) return false;
+    e = exprEnd;
+    return tailOk(sig(e)) || tType(sig(e)) == T_WORD;
+  }
+  if (wordOnly) return false; // "and true love", "or maybe": a bare word is prose
+  if (tType(nx) == T_OP && tSub(nx) == O_ARITH) {
+    if (!operand(nx + 1, true)) return false;
+    e = exprEnd;
+    nx = sig(e);
+  }
+  return tailOk(nx) && (strong || nx >= ntok || tType(nx) != T_WORD);
+}
+
+@inline function isBool(k: i32, r: i32): bool {
+  const t = tType(k);
+  if (t == T_OP) {
+    const s = tSub(k);
+    if (s == O_OR) return paramIs(r, '||');
+    if (s == O_AND) return paramIs(r, '&&');
+    return false;
+  }
+  if (t != T_WORD) return false;
+  return paramIndex(r, txt, tStart(k), tEnd(k) - tStart(k), hashLower(txt, tStart(k), tEnd(k) - tStart(k))) >= 0;
+}
+
+function paramIs(r: i32, w: string): bool {
+  const n = paramCount(r);
+  for (let k = 0; k < n; k++) {
+    const l = paramLen(r, k);
+    if (l != w.length) continue;
+    const p = paramPtr(r, k);
+    let same = true;
+    for (let j = 0; j < l; j++) if (<u32>load<u8>(p + j) != <u32>w.charCodeAt(j)) { same = false; break; }
+    if (same) return true;
+  }
+  return false;
+}
+
+function hitTok(r: i32, a: i32, b: i32): void {
+  if (r < 0) return;
+  const s = tStart(a);
+  const e = b > a ? tEnd(b - 1) : tEnd(a);
+  if (stripMode) addSpan(s, e);
+  else emit(r, s, e);
+}
+
+function firstOn(kind: i32): i32 {
+  return enabledRule(kind);
+}
+
+/** SELECT at k looks like a real select list: *, number, NULL, string, variable, call, (, or column then , / FROM. */
+function selectBody(k: i32, strict: bool): bool {
+  const m = sig(k + 1);
+  if (m >= ntok) return !strict;
+  const t = tType(m);
+  if (t == T_NUM || t == T_STR || t == T_VAR || t == T_LP || t == T_BTICK) return true;
+  if (t == T_OP && tSub(m) == O_ARITH) return true; // *
+  if (isLiteralWord(m) || isCall(m)) return true;
+  if (wordIs(m, 'all') || wordIs(m, 'distinct') || wordIs(m, 'top')) return true;
+  if (t == T_WORD) {
+    const n2 = sig(m + 1);
+    if (!strict) return true;
+    return tType(n2) == T_COMMA || wordIs(n2, 'from') || tType(n2) == T_COMMENT || wordIs(n2, 'into');
+  }
+  return false;
+}
+
+/** UNION [ALL|DISTINCT] SELECT anywhere; strict outside a breakout. */
+function judgeUnion(from: i32, strict: bool): void {
+  let r = firstRule(K_SQL_UNION);
+  while (r >= 0) {
+    if (ruleEnabled(r)) {
+      for (let k = from; k < ntok; k++) {
+        if (!isBool2(k, r)) continue;
+        let m = sig(k + 1);
+        if (wordIs(m, 'all') || wordIs(m, 'distinct')) m = sig(m + 1);
+        while (tType(m) == T_LP) m = sig(m + 1);
+        if (wordIs(m, 'select') && selectBody(m, strict)) { hitTok(r, k, m + 1); return; }
+      }
+    }
+    r = nextRule(r);
+  }
+}
+
+@inline function isBool2(k: i32, r: i32): bool {
+  if (tType(k) != T_WORD) return false;
+  return paramIndex(r, txt, tStart(k), tEnd(k) - tStart(k), hashLower(txt, tStart(k), tEnd(k) - tStart(k))) >= 0;
+}
+
+/** Statement keyword at k (after ';') with the shape of a real statement. */
+function statementShape(k: i32, loose: bool): bool {
+  const m = sig(k + 1);
+  if (loose) return true;
+  if (wordIs(k, 'select')) return selectBody(k, true);
+  if (wordIs(k, 'drop') || wordIs(k, 'create') || wordIs(k, 'alter') || wordIs(k, 'truncate')) {
+    return wordIs(m, 'table') || wordIs(m, 'database') || wordIs(m, 'user') || wordIs(m, 'procedure') ||
+      wordIs(m, 'function') || wordIs(m, 'view') || wordIs(m, 'index') || wordIs(m, 'schema') || wordIs(m, 'trigger') || wordIs(m, 'login');
+  }
+  if (wordIs(k, 'delete')) return wordIs(m, 'from');
+  if (wordIs(k, 'insert')) return wordIs(m, 'into');
+  if (wordIs(k, 'update')) return tType(m) == T_WORD && wordIs(sig(m + 1), 'set');
+  if (wordIs(k, 'exec') || wordIs(k, 'execute')) {
+    return tType(m) == T_VAR || tType(m) == T_LP || tType(m) == T_STR || (tType(m) == T_WORD && (tEnd(m) - tStart(m) > 3) &&
+      ((lower(at(txt, tStart(m))) == 120 || lower(at(txt, tStart(m))) == 115) && lower(at(txt, tStart(m) + 1)) == 112 && at(txt, tStart(m) + 2) == 95));
+  }
+  if (wordIs(k, 'declare') || wordIs(k, 'set')) return tType(m) == T_VAR;
+  if (wordIs(k, 'waitfor')) return wordIs(m, 'delay') || wordIs(m, 'time');
+  if (wordIs(k, 'shutdown')) return m >= ntok || wordIs(m, 'with');
+  return tType(m) == T_WORD || tType(m) == T_VAR || m >= ntok;
+}
+
+function judgeStacked(from: i32, loose: bool): void {
+  let r = firstRule(K_SQL_STACKED);
+  while (r >= 0) {
+    if (ruleEnabled(r)) {
+      for (let k = from; k < ntok; k++) {
+        if (tType(k) != T_SEMI) continue;
+        const m = sig(k + 1);
+        if (tType(m) != T_WORD) continue;
+        if (paramIndex(r, txt, tStart(m), tEnd(m) - tStart(m), hashLower(txt, tStart(m), tEnd(m) - tStart(m))) < 0) continue;
+        if (statementShape(m, loose)) { hitTok(r, k, m + 1 < ntok ? m + 2 : m + 1); return; }
+      }
+    }
+    r = nextRule(r);
+  }
+}
+
+/** Calls of listed functions (time-based, file and command functions): name then '('. */
+function judgeCalls(): void {
+  let r = firstRule(K_SQL_CALL);
+  while (r >= 0) {
+    if (ruleEnabled(r)) {
+      for (let k = 0; k < ntok; k++) {
+        if (tType(k) != T_WORD) continue;
+        const s = tStart(k);
+        const l = tEnd(k) - s;
+        if (paramIndex(r, txt, s, l, hashLower(txt, s, l)) < 0) continue;
+        const lp = sig(k + 1);
+        if (tType(lp) != T_LP) continue;
+        // the argument must look like SQL, not prose: number, string, (, select, variable, word then ) or ,
+        const a = sig(lp + 1);
+        const ta = tType(a);
+        if (ta == T_NUM || ta == T_STR || ta == T_LP || ta == T_VAR || ta == T_RP || ta == T_USTR || wordIs(a, 'select') ||
+          (ta == T_WORD && (tType(sig(a + 1)) == T_RP || tType(sig(a + 1)) == T_COMMA || tType(sig(a + 1)) == T_LP))) {
+          let d = 0;
+          let m = lp;
+          for (; m < ntok; m++) {
+            if (tType(m) == T_LP) d++;
+            else if (tType(m) == T_RP) { d--; if (d == 0) break; }
+          }
+          hitTok(r, k, m < ntok ? m + 1 : ntok);
+          break;
+        }
+      }
+    }
+    r = nextRule(r);
+  }
+}
+
+/** Keyword phrases such as "waitfor delay", "into outfile": consecutive words equal to a param's words. */
+function judgePhrases(): void {
+  let r = firstRule(K_SQL_PHRASE);
+  while (r >= 0) {
+    if (ruleEnabled(r)) {
+      const np = paramCount(r);
+      for (let q = 0; q < np; q++) {
+        const w = paramPtr(r, q);
+        const wl = paramLen(r, q);
+        // split the param at spaces; match against consecutive word tokens
+        for (let k = 0; k < ntok; k++) {
+          if (tType(k) != T_WORD) continue;
+          let pos = 0;
+          let m = k;
+          let ok = true;
+          while (pos < wl) {
+            let e = pos;
+            while (e < wl && load<u8>(w + e) != 32) e++;
+            if (tType(m) != T_WORD || tEnd(m) - tStart(m) != e - pos) { ok = false; break; }
+            for (let j = 0; j < e - pos; j++) {
+              if (lower(at(txt, tStart(m) + j)) != <u32>load<u8>(w + pos + j)) { ok = false; break; }
+            }
+            if (!ok) break;
+            pos = e + 1;
+            m = sig(m + 1);
+          }
+          if (ok) { hitTok(r, k, m); break; }
+        }
+      }
+    }
+    r = nextRule(r);
+  }
+}
+
+/** Words that make an adjacent inline comment suspicious (UNION/**‍/SELECT). */
+function isKeyword(k: i32): bool {
+  return wordIs(k, 'select') || wordIs(k, 'union') || wordIs(k, 'from') || wordIs(k, 'where') || wordIs(k, 'and') ||
+    wordIs(k, 'or') || wordIs(k, 'insert') || wordIs(k, 'update') || wordIs(k, 'delete') || wordIs(k, 'drop') ||
+    wordIs(k, 'sleep') || wordIs(k, 'benchmark') || wordIs(k, 'order') || wordIs(k, 'group') || wordIs(k, 'by') ||
+    wordIs(k, 'having') || wordIs(k, 'null') || wordIs(k, 'all') || wordIs(k, 'exec') || wordIs(k, 'into') || wordIs(k, 'like') ||
+    wordIs(k, 'limit') || wordIs(k, 'concat') || wordIs(k, 'char') || wordIs(k, 'version') || wordIs(k, 'table');
+}
+
+function judgeComments(): void {
+  const r = firstOn(K_SQL_COMMENT);
+  if (r < 0) return;
+  for (let k = 0; k < ntok; k++) {
+    if (tType(k) != T_COMMENT) continue;
+    const sub = tSub(k);
+    if (sub == 3) { hitTok(r, k, k + 1); return; } // /*! executable comment
+    if (sub == 2 || sub == 4) {
+      // glued to a keyword on either side
+      const before = k > 0 && tGlued(k) && (isKeyword(k - 1) || tType(k - 1) == T_STR || tType(k - 1) == T_NUM && isKeyword(k + 1));
+      const after = k + 1 < ntok && tGlued(k + 1) && isKeyword(k + 1);
+      if ((before && (isKeyword(k - 1) || after)) || (after && k > 0)) { hitTok(r, k, k + 1); return; }
+      if (after && k == 0 && k + 2 < ntok) { hitTok(r, k, k + 1); return; }
+    }
+  }
+}
+
+/** After a breakout at token c: tautologies, comparisons, arithmetic, clauses, comments. */
+function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
+  // breakout followed directly by a comment: admin'--  admin'#  admin'/*
+  if (quoteCtx && tType(c0) == T_COMMENT) {
+    const rc = firstOn(K_SQL_COMMENT);
+    if (rc >= 0) hitTok(rc, c0, c0 + 1);
+  }
+  let c = sig(c0);
+  // closing parentheses may follow the breakout: ') OR ('1'='1
+  while (tType(c) == T_RP) c = sig(c + 1);
+  if (c >= ntok) return;
+  // tautology / boolean
+  let r = firstRule(K_SQL_TAUTOLOGY);
+  while (r >= 0) {
+    if (ruleEnabled(r) && isBool(c, r)) {
+      let m = sig(c + 1);
+      while (tType(m) == T_LP) m = sig(m + 1);
+      if (boolExpr(m, strongCtx)) { hitTok(r, c, exprEnd > c ? exprEnd : c + 1); return; }
+    }
+    r = nextRule(r);
+  }
+  // comparison / arithmetic / concatenation with an operand: ' = '  '+(select 1)+'  '-sleep(5)-'
+  const rb = firstOn(K_SQL_CLAUSE);
+  if (rb >= 0) {
+    const t = tType(c);
+    if (strongCtx && (isCmp(c) || (t == T_OP && (tSub(c) == O_ARITH || tSub(c) == O_BIT || tSub(c) == O_OR)))) {
+      let m = sig(c + 1);
+      if (wordIs(c, 'is') && wordIs(m, 'not')) m = sig(m + 1);
+      if (operand(m, false) || (isCmp(c) && operand(m, true) && tailOk(sig(exprEnd)))) { hitTok(rb, c, exprEnd); return; }
+    }
+    // clause words from the rule's params: order by, group by, having, limit, procedure, into
+    if (t == T_WORD && isBool(c, rb)) {
+      const m = sig(c + 1);
+      const by = wordIs(m, 'by');
+      const n1 = by ? sig(m + 1) : m;
+      if (tType(n1) == T_NUM || tType(n1) == T_LP || (tType(n1) == T_WORD && (n1 + 1 >= ntok || tType(sig(n1 + 1)) == T_COMMENT) && strongCtx) ||
+        (!by && (tType(n1) == T_WORD || tType(n1) == T_VAR) && strongCtx && !wordIs(c, 'order') && !wordIs(c, 'group'))) {
+        hitTok(rb, c, n1 + 1 <= ntok ? n1 + 1 : ntok);
+        return;
+      }
+    }
+  }
+  // union and stacked queries right after the breakout need no extra shape
+  judgeUnion(c, false);
+  if (tType(c) == T_SEMI) judgeStacked(c, strongCtx);
+}
+
+/** Runs every SQL rule over text[0, n). */
+export function scanSql(p: usize, n: i32): void {
+  txt = p;
+  len = n;
+  if (n == 0) return;
+  const mark = arenaMark();
+  toks = arenaAlloc(<usize>(n + 2) * TOK);
+  let hasSq = false;
+  let hasDq = false;
+  for (let i = 0; i < n; i++) {
+    const c = at(txt, i);
+    if (c == 39) hasSq = true;
+    else if (c == 34) hasDq = true;
+  }
+  // bare / numeric context
+  lex(0);
+  judgeUnion(0, true);
+  judgeStacked(0, false);
+  judgeCalls();
+  judgePhrases();
+  judgeComments();
+  {
+    // numeric context: the value is a number (maybe negative, maybe closing parens) then SQL
+    let k = 0;
+    if (tType(k) == T_OP && tSub(k) == O_ARITH) k++;
+    if (tType(k) == T_NUM) judgeBreakout(k + 1, true, false);
+    else if (tType(k) == T_RP || tType(k) == T_SEMI) judgeBreakout(k, true, false);
+    else judgeBreakout(0, false, false); // implied left operand: "OR 1=1", "AND true", "|| pg_sleep(5)"
+  }
+  if (hasSq) { lex(39); if (tType(0) == T_STR) { judgeBreakout(1, true, true); judgeUnion(1, false); } }
+  if (hasDq) { lex(34); if (tType(0) == T_STR) { judgeBreakout(1, true, true); judgeUnion(1, false); } }
+  arenaRelease(mark);
+}

@@ -1,0 +1,66 @@
+// Character helpers over UTF-16 code units. ASCII-only case folding: detection compares
+// against ASCII keywords, and NFKC has already mapped look-alike forms to ASCII.
+
+@inline export function lower(c: u32): u32 {
+  return c - 65 < 26 ? c | 32 : c;
+}
+
+@inline export function isAlpha(c: u32): bool {
+  return (c | 32) - 97 < 26;
+}
+
+@inline export function isDigit(c: u32): bool {
+  return c - 48 < 10;
+}
+
+@inline export function isAlnum(c: u32): bool {
+  return isAlpha(c) || isDigit(c);
+}
+
+@inline export function isHex(c: u32): bool {
+  return c - 48 < 10 || (c | 32) - 97 < 6;
+}
+
+@inline export function hexVal(c: u32): u32 {
+  return c <= 57 ? c - 48 : (c | 32) - 87;
+}
+
+/** HTML/ASCII whitespace as browsers treat it between tokens. */
+@inline export function isSpace(c: u32): bool {
+  return c == 32 || c - 9 < 5;
+}
+
+/** Word characters of identifiers in SQL, shell and JS. */
+@inline export function isWord(c: u32): bool {
+  return isAlnum(c) || c == 95 || c == 36 || c >= 0x80;
+}
+
+@inline export function at(p: usize, i: i32): u32 {
+  return <u32>load<u16>(p + (<usize>i << 1));
+}
+
+/** Case-insensitive compare of text at p (len units available from i) with an ASCII word. */
+export function matchAt(p: usize, i: i32, n: i32, word: usize, wlen: i32): bool {
+  if (i + wlen > n) return false;
+  for (let k = 0; k < wlen; k++) {
+    if (lower(at(p, i + k)) != <u32>load<u8>(word + k)) return false;
+  }
+  return true;
+}
+
+/** FNV-1a over lower-cased ASCII units; used for keyword-set lookups. */
+export function hashLower(p: usize, i: i32, len: i32): u32 {
+  let h: u32 = 2166136261;
+  for (let k = 0; k < len; k++) {
+    h = (h ^ lower(at(p, i + k))) * 16777619;
+  }
+  return h;
+}
+
+export function hashBytes(p: usize, len: i32): u32 {
+  let h: u32 = 2166136261;
+  for (let k = 0; k < len; k++) {
+    h = (h ^ <u32>load<u8>(p + k)) * 16777619;
+  }
+  return h;
+}

@@ -1,0 +1,266 @@
+// Thin TypeScript over shield.wasm: loads it once, packs all values of a call into one batch,
+// makes one wasm call, and reads every finding from one result table. No per-value wasm calls.
+
+import { WASM_BASE64 } from './gen/wasm-bytes.js';
+import { parseRuleBlob, type RuleInfo } from './rule-blob.js';
+
+export interface Finding {
+  /** Attack class: xss, sql, path, ... (the second part of the rule id). */
+  vector: string;
+  /** Rule id, `patterns.<vector>.<rule-name>`. */
+  rule: string;
+  /** The offending text (decoded), at most 80 characters. */
+  matched: string;
+  /** Offsets in the decoded value (after NFKC and URL/HTML decoding), in UTF-16 code units. */
+  start: number;
+  end: number;
+}
+
+export interface EngineOptions {
+  rules?: { disable?: readonly string[] };
+  /** Values longer than this (UTF-16 code units) are not scanned but reported as patterns.limits.oversize. */
+  maxValueLength?: number;
+  /** Upper bound on the engine's linear memory in MiB; an input that needs more is reported as patterns.engine.fault. */
+  maxMemoryMiB?: number;
+}
+
+export interface SanitizeOptions {
+  /** Strip script elements, javascript: URLs, event handlers, embedding and injection tags (default true). */
+  xss?: boolean;
+  /** Replace SQL injection hits with [BLOCKED] (default true). */
+  sql?: boolean;
+  /** Strip ../ and ..\ until stable (default true). */
+  path?: boolean;
+  /** HTML-encode < > " ' & in the result (default true). */
+  encode?: boolean;
+}
+
+interface Exports {
+  memory: WebAssembly.Memory;
+  abi_version(): number;
+  rules_default_ptr(): number;
+  rules_default_len(): number;
+  init(ptr: number, len: number): number;
+  set_rule_enabled(index: number, on: number): void;
+  set_max_value_length(units: number): void;
+  set_memory_limit(pages: number): void;
+  batch_reserve(count: number, units: number): number;
+  scan_batch(): number;
+  result_ptr(): number;
+  decode_value(index: number): number;
+  sanitize_value(index: number, flags: number): number;
+  output_ptr(): number;
+}
+
+export const ABI_VERSION = 1;
+const DEFAULT_MAX_VALUE = 1 << 20;
+
+let wasmModule: WebAssembly.Module | undefined;
+
+function decodeBase64(b64: string): Uint8Array {
+  const B = (globalThis as { Buffer?: { from(s: string, e: string): Uint8Array } }).Buffer;
+  if (B) return new Uint8Array(B.from(b64, 'base64'));
+  const bin = atob(b64);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+/** The compiled engine module (compiled once per process, synchronously). */
+export function engineModule(): WebAssembly.Module {
+  wasmModule ??= new WebAssembly.Module(decodeBase64(WASM_BASE64) as BufferSource);
+  return wasmModule;
+}
+
+/** The engine's wasm bytes, for hosts that instantiate it themselves. */
+export function engineBytes(): Uint8Array {
+  return decodeBase64(WASM_BASE64);
+}
+
+const hasBuffer = typeof (globalThis as { Buffer?: unknown }).Buffer === 'function';
+
+function readUtf16(mem: ArrayBuffer, ptr: number, units: number): string {
+  if (units === 0) return '';
+  if (hasBuffer && units > 64) return Buffer.from(mem, ptr, units * 2).toString('utf16le');
+  const u16 = new Uint16Array(mem, ptr, units);
+  let s = '';
+  for (let i = 0; i < units; i += 4096) s += String.fromCharCode.apply(null, u16.subarray(i, i + 4096) as unknown as number[]);
+  return s;
+}
+
+export class Engine {
+  readonly rules: readonly RuleInfo[];
+  private ex!: Exports;
+  private readonly disabled = new Set<number>();
+  private readonly maxValueLength: number;
+  private readonly memoryPages: number;
+  /** Traps survived since creation (each one re-instantiated the module). */
+  faults = 0;
+
+  constructor(options: EngineOptions = {}) {
+    const max = options.maxValueLength ?? DEFAULT_MAX_VALUE;
+    if (!Number.isInteger(max) || max < 1) throw new TypeError(`maxValueLength must be a positive integer, got ${String(options.maxValueLength)}`);
+    this.maxValueLength = max;
+    const mib = options.maxMemoryMiB ?? 4096;
+    if (!(typeof mib === 'number' && mib >= 1)) throw new TypeError(`maxMemoryMiB must be a number >= 1, got ${String(options.maxMemoryMiB)}`);
+    this.memoryPages = Math.min(65536, Math.floor(mib * 16));
+    this.instantiate();
+    const ex = this.ex;
+    this.rules = parseRuleBlob(new Uint8Array(ex.memory.buffer, ex.rules_default_ptr(), ex.rules_default_len()).slice());
+    for (const id of options.rules?.disable ?? []) this.disable(id);
+  }
+
+  private instantiate(): void {
+    const instance = new WebAssembly.Instance(engineModule(), { env: { abort: () => {} } });
+    const ex = instance.exports as unknown as Exports;
+    if (ex.abi_version() !== ABI_VERSION) throw new Error(`shield.wasm ABI ${ex.abi_version()} does not match the bindings (${ABI_VERSION})`);
+    const n = ex.init(ex.rules_default_ptr(), ex.rules_default_len());
+    if (n < 0) throw new Error(`shield.wasm rejected its default rule blob (error ${n})`);
+    ex.set_max_value_length(this.maxValueLength);
+    ex.set_memory_limit(this.memoryPages);
+    for (const i of this.disabled) ex.set_rule_enabled(i, 0);
+    this.ex = ex;
+  }
+
+  /** Switches off a rule by id, or every rule of a vector with `patterns.<vector>.*`. */
+  disable(id: string): void {
+    if (typeof id !== 'string') throw new TypeError(`rules.disable entries must be strings, got ${typeof id}`);
+    let hit = false;
+    const prefix = id.endsWith('.*') ? id.slice(0, -1) : null;
+    this.rules.forEach((r, i) => {
+      if (prefix ? r.id.startsWith(prefix) : r.id === id) {
+        this.disabled.add(i);
+        this.ex.set_rule_enabled(i, 0);
+        hit = true;
+      }
+    });
+    if (!hit) throw new Error(`rules.disable: unknown rule id "${id}" (known ids: engine.rules, e.g. patterns.sql.comment)`);
+  }
+
+  /** Packs values into the batch; returns false when a value is not a string. */
+  private pack(values: readonly string[]): void {
+    let units = 0;
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i];
+      if (typeof v !== 'string') throw new TypeError(`value ${i} must be a string, got ${v === null ? 'null' : typeof v}`);
+      units += v.length;
+    }
+    const ex = this.ex;
+    const ptr = ex.batch_reserve(values.length, units);
+    const buf = ex.memory.buffer;
+    const hdr = new Uint32Array(buf, ptr, 1 + values.length * 2);
+    hdr[0] = values.length;
+    const textByte = ptr + 4 + values.length * 8;
+    let off = 0;
+    if (hasBuffer && units > 256) {
+      const b = Buffer.from(buf);
+      for (let i = 0; i < values.length; i++) {
+        const v = values[i];
+        hdr[1 + i * 2] = off;
+        hdr[2 + i * 2] = v.length;
+        b.write(v, textByte + off * 2, v.length * 2, 'utf16le');
+        off += v.length;
+      }
+    } else {
+      const text = new Uint16Array(buf, textByte, units);
+      for (let i = 0; i < values.length; i++) {
+        const v = values[i];
+        hdr[1 + i * 2] = off;
+        hdr[2 + i * 2] = v.length;
+        for (let k = 0; k < v.length; k++) text[off + k] = v.charCodeAt(k);
+        off += v.length;
+      }
+    }
+  }
+
+  private readFindings(count: number, out: Finding[][]): void {
+    const buf = this.ex.memory.buffer;
+    const table = new Uint32Array(buf, this.ex.result_ptr(), 2 + count * 6);
+    for (let k = 0; k < count; k++) {
+      const e = 2 + k * 6;
+      const rule = this.rules[table[e + 1]];
+      out[table[e]].push({
+        vector: rule.vector,
+        rule: rule.id,
+        matched: readUtf16(buf, table[e + 4], table[e + 5]),
+        start: table[e + 2],
+        end: table[e + 3],
+      });
+    }
+  }
+
+  private faultFinding(value: string): Finding {
+    return { vector: 'engine', rule: 'patterns.engine.fault', matched: value.slice(0, 80), start: 0, end: value.length };
+  }
+
+  private recover(): void {
+    this.faults++;
+    if (this.faults === 1) console.error('shield: the detection engine trapped; it was re-instantiated and the request reported as patterns.engine.fault');
+    this.instantiate();
+  }
+
+  /** Scans every value in one wasm call; returns the findings of each value, in order. */
+  scanValues(values: readonly string[]): Finding[][] {
+    const out: Finding[][] = values.map(() => []);
+    if (values.length === 0) return out;
+    this.pack(values);
+    let count: number;
+    try {
+      count = this.ex.scan_batch();
+    } catch {
+      this.recover();
+      // isolate the value that trapped: scan one at a time on a fresh instance
+      for (let i = 0; i < values.length; i++) {
+        try {
+          const one = this.scanOne(values[i]);
+          out[i].push(...one);
+        } catch {
+          this.recover();
+          out[i].push(this.faultFinding(values[i]));
+        }
+      }
+      return out;
+    }
+    if (count < 0) throw new Error('shield.wasm rejected the batch header (bindings bug)');
+    this.readFindings(count, out);
+    return out;
+  }
+
+  private scanOne(value: string): Finding[] {
+    const out: Finding[][] = [[]];
+    this.pack([value]);
+    const count = this.ex.scan_batch();
+    this.readFindings(count, out);
+    return out[0];
+  }
+
+  scan(value: string): Finding[] {
+    return this.scanValues([value])[0];
+  }
+
+  /** The text detectors see: NFKC, default-ignorables removed, URL and HTML decoding (at most 4 rounds). */
+  decode(value: string): string {
+    return this.single(value, (ex) => ex.decode_value(0));
+  }
+
+  /** SPEC's sanitizeString pipeline; the result is a fixed point (sanitizing it again changes nothing). */
+  sanitize(value: string, options: SanitizeOptions = {}): string {
+    const flags = (options.xss === false ? 0 : 1) | (options.sql === false ? 0 : 2) | (options.path === false ? 0 : 4) | (options.encode === false ? 0 : 8);
+    return this.single(value, (ex) => ex.sanitize_value(0, flags));
+  }
+
+  private single(value: string, call: (ex: Exports) => number): string {
+    if (typeof value !== 'string') throw new TypeError(`value must be a string, got ${value === null ? 'null' : typeof value}`);
+    try {
+      this.pack([value]);
+      const n = call(this.ex);
+      if (n < 0) throw new Error('shield.wasm rejected the batch header (bindings bug)');
+      return readUtf16(this.ex.memory.buffer, this.ex.output_ptr(), n);
+    } catch (e) {
+      if (e instanceof TypeError || !(e instanceof WebAssembly.RuntimeError)) throw e;
+      this.recover();
+      // fail closed for a sanitizer: nothing of a value that crashed the engine is returned
+      return '';
+    }
+  }
+}
