@@ -7,7 +7,7 @@
 import { at, lower, isAlpha, isAlnum, isSpace, hashLower } from './text';
 import {
   K_HTML_TAG, K_HTML_EVENT_ATTR, K_HTML_ATTR_NAME, K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR,
-  K_ATTR_BREAKOUT, K_JS_BREAKOUT, firstRule, nextRule, ruleEnabled, paramIndex, paramCount,
+  K_ATTR_BREAKOUT, K_JS_BREAKOUT, K_JS_CALL, firstRule, nextRule, ruleEnabled, paramIndex, paramCount,
   paramPtr, paramLen, ruleWithWord, kindActive,
 } from './rules';
 import { emit } from './findings';
@@ -28,21 +28,69 @@ let len = 0;
 let closeCacheScript = -2; // cached index of the next "</script" at or after closeFromScript
 let closeFromScript = 0;
 
-/** Reads a URL scheme starting at i (leading C0/space skipped, tab/CR/LF inside ignored). */
+/** Unicode spaces browsers and URL parsers trim or that fuzzers put before a scheme. */
+@inline function isUniSpace(c: u32): bool {
+  return c == 0x85 || c == 0xa0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 ||
+    c == 0x202f || c == 0x205f || c == 0x3000 || c == 0xfeff;
+}
+
+// A literal JavaScript escape (\xHH, \uHHHH) at i: its value in escVal, its length in escLen.
+let escVal: u32 = 0;
+let escLen = 0;
+function jsEscapeAt(i: i32, end: i32): bool {
+  if (at(txt, i) != 92 || i + 1 >= end) return false;
+  const k = at(txt, i + 1) | 32;
+  if (k == 120 && i + 3 < end && isHexC(at(txt, i + 2)) && isHexC(at(txt, i + 3))) {
+    escVal = (hexV(at(txt, i + 2)) << 4) | hexV(at(txt, i + 3));
+    escLen = 4;
+    return true;
+  }
+  if (k == 117 && i + 5 < end && isHexC(at(txt, i + 2)) && isHexC(at(txt, i + 3)) && isHexC(at(txt, i + 4)) && isHexC(at(txt, i + 5))) {
+    escVal = (hexV(at(txt, i + 2)) << 12) | (hexV(at(txt, i + 3)) << 8) | (hexV(at(txt, i + 4)) << 4) | hexV(at(txt, i + 5));
+    escLen = 6;
+    return true;
+  }
+  if (at(txt, i + 1) == 48) { escVal = 0; escLen = 2; return true; }
+  return false;
+}
+
+@inline function isHexC(c: u32): bool {
+  return c - 48 < 10 || (c | 32) - 97 < 6;
+}
+
+@inline function hexV(c: u32): u32 {
+  return c <= 57 ? c - 48 : (c | 32) - 87;
+}
+
+/**
+ * Reads a URL scheme starting at i. Skipped as a browser (or a JavaScript string the value
+ * lands in) would: leading C0 controls, spaces and Unicode spaces; tab, CR and LF inside the
+ * scheme; and literal JavaScript escapes (\x09, \u2028, \x3a) of such characters or of the
+ * scheme's own letters.
+ */
 function readScheme(i: i32, end: i32): bool {
-  while (i < end && at(txt, i) <= 32) i++;
+  // leading junk, bounded so a long run is read once
+  let guard = 0;
+  while (i < end && guard < 64) {
+    const c = at(txt, i);
+    if (c <= 32 || isUniSpace(c)) { i++; guard++; continue; }
+    if (jsEscapeAt(i, end) && (escVal <= 32 || escVal >= 0x80)) { i += escLen; guard++; continue; }
+    break;
+  }
   schemeLen = 0;
   while (i < end) {
-    const c = at(txt, i);
-    if (c == 9 || c == 10 || c == 13) { i++; continue; }
+    let c = at(txt, i);
+    let w = 1;
+    if (c == 92 && jsEscapeAt(i, end)) { c = escVal; w = escLen; }
+    if (c == 9 || c == 10 || c == 13 || (w > 1 && (c < 32 || c >= 0x80))) { i += w; continue; }
     if (c == 58) {
-      schemeEnd = i + 1;
+      schemeEnd = i + w;
       return schemeLen > 0;
     }
     if (!(isAlnum(c) || c == 43 || c == 45 || c == 46) || schemeLen >= 32) return false;
     store<u16>(schemeBuf + (<usize>schemeLen << 1), <u16>lower(c));
     schemeLen++;
-    i++;
+    i += w;
   }
   return false;
 }
@@ -295,6 +343,67 @@ function scanTags(from: i32): void {
   }
 }
 
+/**
+ * Quote-agnostic second look: a tag may start at every '<' followed by a letter, even inside
+ * another tag's quoted value, a comment or a tag name, because the context the value lands in
+ * is unknown (`<img alt="<script>...`, `<scr<script>ipt>`). Here a tag ends at '>' or at the
+ * next '<', and quoted values end at their quote or at '<' / '>', so each character is read at
+ * most once by this pass.
+ */
+function scanNested(): void {
+  let i = 0;
+  while (i < len) {
+    while (i < len && at(txt, i) != 60) i++;
+    if (i + 1 >= len) return;
+    let ns = i + 1;
+    const end = at(txt, ns) == 47;
+    if (end) ns++;
+    if (ns >= len || !isAlpha(at(txt, ns))) { i++; continue; }
+    let k = ns;
+    while (k < len) {
+      const c = at(txt, k);
+      if (isSpace(c) || c == 47 || c == 62 || c == 60) break;
+      k++;
+    }
+    const ne = k;
+    const tr = tagRule(ns, ne);
+    if (tr >= 0 && (!end || isScriptName(ns, ne))) hit(tr, i, ne);
+    if (end) { i = ne; continue; }
+    while (k < len) {
+      let c = at(txt, k);
+      if (c == 62 || c == 60) break;
+      if (isSpace(c) || c == 47) { k++; continue; }
+      const as = k;
+      k++;
+      while (k < len) {
+        c = at(txt, k);
+        if (isSpace(c) || c == 47 || c == 62 || c == 61 || c == 60) break;
+        k++;
+      }
+      const ae = k;
+      let vs = -1;
+      let ve = -1;
+      if (k < len && at(txt, k) == 61) {
+        k++;
+        if (k < len && (at(txt, k) == 34 || at(txt, k) == 39 || at(txt, k) == 96)) {
+          const q = at(txt, k);
+          vs = k + 1;
+          k = vs;
+          while (k < len && at(txt, k) != q && at(txt, k) != 60 && at(txt, k) != 62) k++;
+          ve = k;
+          if (k < len && at(txt, k) == q) k++;
+        } else {
+          vs = k;
+          while (k < len && !isSpace(at(txt, k)) && at(txt, k) != 62 && at(txt, k) != 60) k++;
+          ve = k;
+        }
+      }
+      judgeAttr(T_NONE, as, ae, vs, ve, k);
+    }
+    i = k;
+  }
+}
+
 /** Quote, optional spaces or '/', then on<letters> and '=': breaking out of an attribute value. */
 function scanBreakouts(): void {
   const rAttr = kindActive(K_ATTR_BREAKOUT) ? firstRule(K_ATTR_BREAKOUT) : -1;
@@ -347,7 +456,7 @@ function scanBareSchemes(): void {
       if (!(p == 61 || p == 40 || p == 34 || p == 39 || p == 96)) continue;
     }
     const c = lower(at(txt, i));
-    if (!(c == 106 || c == 118 || c == 108 || c == 100 || c <= 32)) continue; // j v l d or space
+    if (!(c == 106 || c == 118 || c == 108 || c == 109 || c == 100 || c <= 32 || c == 92 || isUniSpace(c))) continue; // j v l m d, space, escape
     if (!readScheme(i, len)) { if (i == 0) continue; else continue; }
     const r = schemeRule();
     if (r < 0) continue;
@@ -370,11 +479,11 @@ export function scanXss(p: usize, n: i32): void {
   closeCacheScript = -2;
   closeFromScript = 0;
   swallowedAt = -1;
-  // Quick exit: without '<', a quote or a ':' nothing here can match.
+  // Quick exit: without '<', a quote, ':' , '(' , '`' or '.' nothing here can match.
   let interesting = false;
   for (let i = 0; i < n; i++) {
     const c = at(txt, i);
-    if (c == 60 || c == 34 || c == 39 || c == 96 || c == 58) { interesting = true; break; }
+    if (c == 60 || c == 34 || c == 39 || c == 96 || c == 58 || c == 40 || c == 46) { interesting = true; break; }
   }
   if (!interesting) return;
   scanTags(0);
@@ -384,5 +493,59 @@ export function scanXss(p: usize, n: i32): void {
     scanTags(from);
   }
   scanBareSchemes();
-  if (!stripMode) scanBreakouts();
+  if (!stripMode) {
+    scanNested();
+    scanBreakouts();
+    scanJsCalls();
+  }
+}
+
+/**
+ * Script sinks called or read outside any tag: alert(1), prompt`1`, alert?.(…), eval(…),
+ * document.cookie. Params without a dot must be called; dotted params match as member paths.
+ */
+function scanJsCalls(): void {
+  let r = firstRule(K_JS_CALL);
+  while (r >= 0) {
+    if (ruleEnabled(r)) {
+      const np = paramCount(r);
+      for (let i = 0; i < len; i++) {
+        const c = lower(at(txt, i));
+        if (!isAlpha(c)) continue;
+        if (i > 0) {
+          const p = at(txt, i - 1);
+          if (isAlnum(p) || p == 95 || p == 36) {
+            // skip the rest of this identifier
+            while (i + 1 < len && (isAlnum(at(txt, i + 1)) || at(txt, i + 1) == 95 || at(txt, i + 1) == 36)) i++;
+            continue;
+          }
+        }
+        for (let k = 0; k < np; k++) {
+          const w = paramPtr(r, k);
+          if (<u32>load<u8>(w) != c) continue;
+          const wl = paramLen(r, k);
+          if (i + wl > len) continue;
+          let same = true;
+          let dotted = false;
+          for (let j = 1; j < wl; j++) {
+            const pc = <u32>load<u8>(w + j);
+            if (pc == 46) dotted = true;
+            if (lower(at(txt, i + j)) != pc) { same = false; break; }
+          }
+          if (!same) continue;
+          const e = i + wl;
+          if (e < len && (isAlnum(at(txt, e)) || at(txt, e) == 95 || at(txt, e) == 36)) continue;
+          if (!dotted) {
+            // a call: name( name` name?.(
+            if (e >= len) continue;
+            const d = at(txt, e);
+            if (!(d == 40 || d == 96 || (d == 63 && e + 2 < len && at(txt, e + 1) == 46 && at(txt, e + 2) == 40))) continue;
+          }
+          hit(r, i, e + 1 <= len ? e + 1 : len);
+          return;
+        }
+      }
+    }
+    r = nextRule(r);
+  }
 }

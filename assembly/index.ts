@@ -8,6 +8,7 @@ import { runPipeline, outPtr, outLen, excess } from './pipeline';
 import { scanXss } from './html';
 import { scanSql } from './sql';
 import { scanPath } from './path';
+import { scanSubstrings } from './substring';
 import { sanitize, sanitizedPtr } from './sanitize';
 import { DEFAULT_RULES, DEFAULT_RULES_LEN } from './generated/rules-blob';
 
@@ -126,6 +127,7 @@ export function scan_batch(): i32 {
     scanXss(p, n);
     scanSql(p, n);
     scanPath(p, n);
+    scanSubstrings(p, n);
     arenaRelease(mark);
   }
   return resultCount();

@@ -17,6 +17,8 @@ export const K_DATA_URL = 5;
 export const K_CSS_EXPR = 6;
 export const K_ATTR_BREAKOUT = 7;
 export const K_JS_BREAKOUT = 8;
+export const K_JS_CALL = 9;
+export const K_SUBSTRING = 10;
 export const K_SQL_TAUTOLOGY = 20;
 export const K_SQL_UNION = 21;
 export const K_SQL_STACKED = 22;
@@ -35,14 +37,14 @@ export const K_COUNT = 64;
 
 const KIND_NAMES: string[] = [
   'html-tag', 'html-event-attr', 'html-attr-name', 'url-scheme', 'data-url', 'css-expression',
-  'attr-breakout', 'js-breakout',
+  'attr-breakout', 'js-breakout', 'js-call', 'substring',
   'sql-tautology', 'sql-union', 'sql-stacked', 'sql-call', 'sql-phrase', 'sql-comment', 'sql-breakout',
   'path-traversal', 'path-file', 'path-wrapper', 'path-nul',
   'decode-excess', 'limit-oversize', 'engine-fault',
 ];
 const KIND_CODES: i32[] = [
   K_HTML_TAG, K_HTML_EVENT_ATTR, K_HTML_ATTR_NAME, K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR,
-  K_ATTR_BREAKOUT, K_JS_BREAKOUT,
+  K_ATTR_BREAKOUT, K_JS_BREAKOUT, K_JS_CALL, K_SUBSTRING,
   K_SQL_TAUTOLOGY, K_SQL_UNION, K_SQL_STACKED, K_SQL_CALL, K_SQL_PHRASE, K_SQL_COMMENT, K_SQL_CLAUSE,
   K_PATH_TRAVERSAL, K_PATH_FILE, K_PATH_WRAPPER, K_PATH_NUL,
   K_DECODE_EXCESS, K_LIMIT_OVERSIZE, K_ENGINE_FAULT,

@@ -227,6 +227,22 @@ function isLiteralWord(k: i32): bool {
 }
 
 let exprEnd = 0; // token index after the last operand parsed
+let ctxQuote: u32 = 0; // quote of the string the value is assumed to sit in (0: bare/numeric)
+
+/** An unterminated string the application's own quote will close: only in a quote context, same quote. */
+@inline function closedByApp(k: i32): bool {
+  return ctxQuote != 0 && tType(k) == T_USTR && at(txt, tStart(k)) == ctxQuote;
+}
+
+/** Such a string with (almost) nothing in it: the 'x of ' OR 'x'='x, not the rest of a sentence. */
+function shortAppString(k: i32): bool {
+  if (!closedByApp(k)) return false;
+  const s = tStart(k) + 1;
+  const e = tEnd(k);
+  if (e - s > 3) return false;
+  for (let i = s; i < e; i++) if (isSpace(at(txt, i))) return false;
+  return true;
+}
 
 /**
  * An operand at k: literal, string, variable, parenthesised group, call, or a column word,
@@ -237,7 +253,12 @@ function operand(k: i32, allowWord: bool): bool {
   let guard = 0;
   while (k < ntok && guard < 8 && ((tType(k) == T_OP && (tSub(k) == O_ARITH || tSub(k) == O_NOT)) || wordIs(k, 'not'))) { k = sig(k + 1); guard++; }
   const t = tType(k);
-  if (t == T_NUM || t == T_STR || t == T_USTR || t == T_VAR || t == T_BTICK || isLiteralWord(k)) { exprEnd = k + 1; return true; }
+  if (t == T_NUM || t == T_STR || t == T_VAR || t == T_BTICK || isLiteralWord(k)) { exprEnd = k + 1; return true; }
+  if (t == T_USTR) {
+    if (!shortAppString(k)) return false;
+    exprEnd = k + 1;
+    return true;
+  }
   if (t == T_LP) {
     // skip to the matching ')' (bounded by the token count; depth counter keeps it linear)
     let d = 0;
@@ -269,35 +290,79 @@ function operand(k: i32, allowWord: bool): bool {
 function tailOk(k: i32): bool {
   if (k >= ntok) return true;
   const t = tType(k);
-  if (t == T_COMMENT || t == T_RP || t == T_SEMI || t == T_USTR || t == T_OP || t == T_COMMA) return true;
+  if (t == T_COMMENT || t == T_RP || t == T_SEMI || t == T_OP || t == T_COMMA) return true;
+  if (t == T_USTR) return shortAppString(k);
   if (t == T_STR) return true;
   if (t == T_WORD) return isSqlWord(k);
   return false;
 }
 
+/** A stricter tail for comparisons and arithmetic right after a breakout: the expression must end. */
+function endTail(k: i32): bool {
+  if (k >= ntok) return true;
+  const t = tType(k);
+  if (t == T_COMMENT || t == T_RP || t == T_SEMI) return true;
+  if (t == T_USTR) return shortAppString(k);
+  if (t == T_OP) return tSub(k) == O_OR || tSub(k) == O_AND || tSub(k) == O_ARITH || tSub(k) == O_BIT || tSub(k) == O_EQ;
+  if (t == T_WORD) return wordIs(k, 'and') || wordIs(k, 'or') || wordIs(k, 'xor') || wordIs(k, 'limit') || wordIs(k, 'order') || wordIs(k, 'union');
+  return false;
+}
+
+/** Operands that are SQL on their own, whatever the context: calls, parenthesised groups, subqueries. */
+function strongOperand(k: i32): bool {
+  k = sig(k);
+  return isCall(k) || (tType(k) == T_LP && (wordIs(sig(k + 1), 'select') || tType(sig(k + 1)) == T_LP || isCall(sig(k + 1))));
+}
+
+/** operand (arithmetic operand)*: 1/2, 'a'||'b', 1+sleep(5); bounded. Sets exprEnd. */
+function chain(k: i32, allowWord: bool): bool {
+  if (!operand(k, allowWord)) return false;
+  for (let guard = 0; guard < 8; guard++) {
+    const nx = sig(exprEnd);
+    if (!(tType(nx) == T_OP && (tSub(nx) == O_ARITH || tSub(nx) == O_BIT || tSub(nx) == O_OR))) break;
+    const save = exprEnd;
+    if (!operand(nx + 1, allowWord)) { exprEnd = save; break; }
+  }
+  return true;
+}
+
+/** Right side of a comparison at cmp token c; sets exprEnd. Word forms have their own grammar. */
+function cmpRight(c: i32): bool {
+  let m = sig(c + 1);
+  if (wordIs(c, 'is')) {
+    if (wordIs(m, 'not')) m = sig(m + 1);
+    if (isLiteralWord(m)) { exprEnd = m + 1; return true; }
+    return false;
+  }
+  if (wordIs(c, 'in')) {
+    if (tType(m) != T_LP) return false;
+    return operand(m, false);
+  }
+  if (wordIs(c, 'between')) return false;
+  if (wordIs(c, 'sounds')) { if (!wordIs(m, 'like')) return false; m = sig(m + 1); }
+  if (tType(c) == T_WORD) {
+    // like, rlike, regexp: a pattern string, variable or call
+    const t = tType(m);
+    if (t == T_STR || t == T_VAR || (t == T_USTR && shortAppString(m)) || isCall(m)) return chain(m, false);
+    return false;
+  }
+  return chain(m, true);
+}
+
 /** Boolean expression after a boolean operator at k: operand [cmp operand] followed by a valid tail. */
 function boolExpr(k: i32, strong: bool): bool {
   // "OR 1=1", "OR 'a'='a'", "OR x=x", "AND SLEEP(5)", "OR TRUE", "|| pg_sleep(5)"
-  if (!operand(k, true)) return false;
-  let e = exprEnd;
+  if (!chain(k, true)) return false;
   const first = sig(k);
   const wordOnly = tType(first) == T_WORD && !isCall(first) && !isLiteralWord(first);
-  let nx = sig(e);
+  const nx = sig(exprEnd);
   if (isCmp(nx)) {
-    let m = sig(nx + 1);
-    if (wordIs(nx, 'is') && wordIs(m, 'not')) m = sig(m + 1);
-    if (wordIs(nx, 'sounds') && wordIs(m, 'like')) m = sig(m + 1);
-    if (!operand(m, true)) return false;
-    e = exprEnd;
-    return tailOk(sig(e)) || tType(sig(e)) == T_WORD;
+    if (!cmpRight(nx)) return false;
+    return tailOk(sig(exprEnd));
   }
   if (wordOnly) return false; // "and true love", "or maybe": a bare word is prose
-  if (tType(nx) == T_OP && tSub(nx) == O_ARITH) {
-    if (!operand(nx + 1, true)) return false;
-    e = exprEnd;
-    nx = sig(e);
-  }
-  return tailOk(nx) && (strong || nx >= ntok || tType(nx) != T_WORD);
+  const t = sig(exprEnd);
+  return tailOk(t) && (strong || t >= ntok || tType(t) != T_WORD);
 }
 
 @inline function isBool(k: i32, r: i32): bool {
@@ -342,7 +407,7 @@ function selectBody(k: i32, strict: bool): bool {
   const m = sig(k + 1);
   if (m >= ntok) return !strict;
   const t = tType(m);
-  if (t == T_NUM || t == T_STR || t == T_VAR || t == T_LP || t == T_BTICK) return true;
+  if (t == T_NUM || t == T_STR || t == T_VAR || t == T_LP || t == T_BTICK || t == T_USTR) return true;
   if (t == T_OP && tSub(m) == O_ARITH) return true; // *
   if (isLiteralWord(m) || isCall(m)) return true;
   if (wordIs(m, 'all') || wordIs(m, 'distinct') || wordIs(m, 'top')) return true;
@@ -394,8 +459,15 @@ function statementShape(k: i32, loose: bool): bool {
   }
   if (wordIs(k, 'declare') || wordIs(k, 'set')) return tType(m) == T_VAR;
   if (wordIs(k, 'waitfor')) return wordIs(m, 'delay') || wordIs(m, 'time');
-  if (wordIs(k, 'shutdown')) return m >= ntok || wordIs(m, 'with');
-  return tType(m) == T_WORD || tType(m) == T_VAR || m >= ntok;
+  if (wordIs(k, 'shutdown')) return m >= ntok || wordIs(m, 'with') || tType(m) == T_COMMENT;
+  if (wordIs(k, 'call')) return tType(m) == T_WORD && tType(sig(m + 1)) == T_LP;
+  if (wordIs(k, 'replace') || wordIs(k, 'merge')) return wordIs(m, 'into');
+  if (wordIs(k, 'load')) return wordIs(m, 'data') || wordIs(m, 'xml');
+  if (wordIs(k, 'rename')) return wordIs(m, 'table') || wordIs(m, 'user');
+  if (wordIs(k, 'grant') || wordIs(k, 'revoke')) return wordIs(m, 'all') || wordIs(m, 'select') || wordIs(m, 'dba') || wordIs(m, 'execute') || wordIs(m, 'file');
+  if (wordIs(k, 'backup') || wordIs(k, 'restore')) return wordIs(m, 'database') || wordIs(m, 'log');
+  if (wordIs(k, 'handler')) return tType(m) == T_WORD && (wordIs(sig(m + 1), 'open') || wordIs(sig(m + 1), 'read'));
+  return false;
 }
 
 function judgeStacked(from: i32, loose: bool): void {
@@ -407,7 +479,7 @@ function judgeStacked(from: i32, loose: bool): void {
         const m = sig(k + 1);
         if (tType(m) != T_WORD) continue;
         if (paramIndex(r, txt, tStart(m), tEnd(m) - tStart(m), hashLower(txt, tStart(m), tEnd(m) - tStart(m))) < 0) continue;
-        if (statementShape(m, loose)) { hitTok(r, k, m + 1 < ntok ? m + 2 : m + 1); return; }
+        if (statementShape(m, false)) { hitTok(r, k, m + 1 < ntok ? m + 2 : m + 1); return; }
       }
     }
     r = nextRule(r);
@@ -464,7 +536,10 @@ function judgePhrases(): void {
           while (pos < wl) {
             let e = pos;
             while (e < wl && load<u8>(w + e) != 32) e++;
-            if (tType(m) != T_WORD || tEnd(m) - tStart(m) != e - pos) { ok = false; break; }
+            const tl = tEnd(m) - tStart(m);
+            // a one-word param also matches a dotted name it starts: information_schema.tables
+            const prefixOk = pos == 0 && e == wl && tl > e - pos && at(txt, tStart(m) + e - pos) == 46;
+            if (tType(m) != T_WORD || (tl != e - pos && !prefixOk)) { ok = false; break; }
             for (let j = 0; j < e - pos; j++) {
               if (lower(at(txt, tStart(m) + j)) != <u32>load<u8>(w + pos + j)) { ok = false; break; }
             }
@@ -506,10 +581,45 @@ function judgeComments(): void {
   }
 }
 
-/** After a breakout at token c: tautologies, comparisons, arithmetic, clauses, comments. */
+// Comment content that is only punctuation or space (admin'-- , '#, '-- -), not '#2 MOM.
+function bareComment(k: i32): bool {
+  let s = tStart(k);
+  const e = tEnd(k);
+  s += at(txt, s) == 35 ? 1 : 2;
+  for (let i = s; i < e; i++) {
+    const c = at(txt, i);
+    if (isAlpha(c) || isDigit(c)) return false;
+  }
+  return true;
+}
+
+/** Statement keywords that may follow a breakout directly (SQL Server needs no ';'). */
+function statementAfterBreakout(c: i32): bool {
+  let r = firstRule(K_SQL_STACKED);
+  while (r >= 0) {
+    if (ruleEnabled(r) && tType(c) == T_WORD &&
+      paramIndex(r, txt, tStart(c), tEnd(c) - tStart(c), hashLower(txt, tStart(c), tEnd(c) - tStart(c))) >= 0 &&
+      !wordIs(c, 'set') && statementShape(c, false)) {
+      hitTok(r, c, c + 2 <= ntok ? c + 2 : c + 1);
+      return true;
+    }
+    r = nextRule(r);
+  }
+  return false;
+}
+
+/**
+ * After a breakout at token c0 (the value left a string or a number): tautologies,
+ * comparisons, arithmetic, clauses, statements, comments. quoteCtx: the value left a string.
+ */
 function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
   // breakout followed directly by a comment: admin'--  admin'#  admin'/*
-  if (quoteCtx && tType(c0) == T_COMMENT) {
+  if (quoteCtx && tType(c0) == T_COMMENT && bareComment(c0)) {
+    const rc = firstOn(K_SQL_COMMENT);
+    if (rc >= 0) hitTok(rc, c0, c0 + 1);
+  }
+  // a number glued to a block comment: 1/*'*/  1/**/
+  if (!quoteCtx && strongCtx && tType(c0) == T_COMMENT && tGlued(c0) && tSub(c0) >= 2) {
     const rc = firstOn(K_SQL_COMMENT);
     if (rc >= 0) hitTok(rc, c0, c0 + 1);
   }
@@ -517,40 +627,66 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
   // closing parentheses may follow the breakout: ') OR ('1'='1
   while (tType(c) == T_RP) c = sig(c + 1);
   if (c >= ntok) return;
-  // tautology / boolean
+  // tautology / boolean: any boolean operator of the breakout expression
   let r = firstRule(K_SQL_TAUTOLOGY);
   while (r >= 0) {
-    if (ruleEnabled(r) && isBool(c, r)) {
-      let m = sig(c + 1);
-      while (tType(m) == T_LP) m = sig(m + 1);
-      if (boolExpr(m, strongCtx)) { hitTok(r, c, exprEnd > c ? exprEnd : c + 1); return; }
+    if (ruleEnabled(r)) {
+      let tries = 0;
+      for (let b = c; b < ntok && tries < 8; b = sig(b + 1)) {
+        if (b != c && !strongCtx) break;
+        if (!isBool(b, r)) {
+          // stop at prose: a word that is neither SQL, a literal nor a called function
+          if (tType(b) == T_WORD && !isSqlWord(b) && !isLiteralWord(b) && !isCall(b)) break;
+          if (tType(b) == T_USTR) break;
+          continue;
+        }
+        tries++;
+        const m = sig(b + 1);
+        let ok = boolExpr(m, strongCtx);
+        if (!ok) {
+          let m2 = m;
+          while (tType(m2) == T_LP) m2 = sig(m2 + 1);
+          if (m2 != m) ok = boolExpr(m2, strongCtx);
+        }
+        if (ok) { hitTok(r, b, exprEnd > b ? exprEnd : b + 1); return; }
+      }
     }
     r = nextRule(r);
   }
-  // comparison / arithmetic / concatenation with an operand: ' = '  '+(select 1)+'  '-sleep(5)-'
   const rb = firstOn(K_SQL_CLAUSE);
-  if (rb >= 0) {
+  if (rb >= 0 && strongCtx) {
     const t = tType(c);
-    if (strongCtx && (isCmp(c) || (t == T_OP && (tSub(c) == O_ARITH || tSub(c) == O_BIT || tSub(c) == O_OR)))) {
+    // comparison / arithmetic / concatenation: ' = '  '+(select 1)+'  '-sleep(5)-'  1-sleep(5)
+    if (isCmp(c) || (t == T_OP && (tSub(c) == O_ARITH || tSub(c) == O_BIT || tSub(c) == O_OR))) {
       let m = sig(c + 1);
       if (wordIs(c, 'is') && wordIs(m, 'not')) m = sig(m + 1);
-      if (operand(m, false) || (isCmp(c) && operand(m, true) && tailOk(sig(exprEnd)))) { hitTok(rb, c, exprEnd); return; }
+      if (strongOperand(m)) { operand(m, false); hitTok(rb, c, exprEnd); return; }
+      if (quoteCtx && (isCmp(c) ? cmpRight(c) : chain(m, false)) && endTail(sig(exprEnd))) { hitTok(rb, c, exprEnd); return; }
     }
-    // clause words from the rule's params: order by, group by, having, limit, procedure, into
+    // clauses: ORDER BY 3, GROUP BY x HAVING, LIMIT 1, PROCEDURE ANALYSE(), INTO OUTFILE
     if (t == T_WORD && isBool(c, rb)) {
       const m = sig(c + 1);
+      const needsBy = wordIs(c, 'order') || wordIs(c, 'group');
       const by = wordIs(m, 'by');
-      const n1 = by ? sig(m + 1) : m;
-      if (tType(n1) == T_NUM || tType(n1) == T_LP || (tType(n1) == T_WORD && (n1 + 1 >= ntok || tType(sig(n1 + 1)) == T_COMMENT) && strongCtx) ||
-        (!by && (tType(n1) == T_WORD || tType(n1) == T_VAR) && strongCtx && !wordIs(c, 'order') && !wordIs(c, 'group'))) {
-        hitTok(rb, c, n1 + 1 <= ntok ? n1 + 1 : ntok);
-        return;
+      if (!needsBy || by) {
+        const n1 = by ? sig(m + 1) : m;
+        const t1 = tType(n1);
+        if (t1 == T_NUM || t1 == T_LP || t1 == T_VAR || isCall(n1) ||
+          (quoteCtx && (t1 == T_WORD || t1 == T_STR || t1 == T_BTICK) && endTailOrWord(sig(n1 + 1)))) {
+          hitTok(rb, c, n1 + 1 <= ntok ? n1 + 1 : ntok);
+          return;
+        }
       }
     }
   }
-  // union and stacked queries right after the breakout need no extra shape
+  // union and statements right after the breakout need no extra shape
   judgeUnion(c, false);
-  if (tType(c) == T_SEMI) judgeStacked(c, strongCtx);
+  if (tType(c) == T_SEMI) judgeStacked(c, false);
+  else if (quoteCtx) statementAfterBreakout(c);
+}
+
+function endTailOrWord(k: i32): bool {
+  return endTail(k) || tType(k) == T_COMMA || isSqlWord(k) || wordIs(k, 'asc') || wordIs(k, 'desc');
 }
 
 /** Runs every SQL rule over text[0, n). */
@@ -568,6 +704,7 @@ export function scanSql(p: usize, n: i32): void {
     else if (c == 34) hasDq = true;
   }
   // bare / numeric context
+  ctxQuote = 0;
   lex(0);
   judgeUnion(0, true);
   judgeStacked(0, false);
@@ -582,7 +719,7 @@ export function scanSql(p: usize, n: i32): void {
     else if (tType(k) == T_RP || tType(k) == T_SEMI) judgeBreakout(k, true, false);
     else judgeBreakout(0, false, false); // implied left operand: "OR 1=1", "AND true", "|| pg_sleep(5)"
   }
-  if (hasSq) { lex(39); if (tType(0) == T_STR) { judgeBreakout(1, true, true); judgeUnion(1, false); } }
-  if (hasDq) { lex(34); if (tType(0) == T_STR) { judgeBreakout(1, true, true); judgeUnion(1, false); } }
+  if (hasSq) { ctxQuote = 39; lex(39); if (tType(0) == T_STR) { judgeBreakout(1, true, true); judgeUnion(1, false); } }
+  if (hasDq) { ctxQuote = 34; lex(34); if (tType(0) == T_STR) { judgeBreakout(1, true, true); judgeUnion(1, false); } }
   arenaRelease(mark);
 }

@@ -1,0 +1,14 @@
+// Adapter for ../shared/eval/score.mjs: shield's engine with every detector of this build on.
+// Vectors are mapped to the corpus names (sql -> sqli is done by score.mjs). Findings of the
+// decode/limits vectors say "this value is hostile" but name no attack class; they count as a
+// detection under the name 'encoding'.
+import { scan } from '@shield/node';
+
+export const name = 'shield';
+export const supports = ['xss', 'sqli', 'path'];
+
+export function detect(text) {
+  const out = new Set();
+  for (const f of scan(text)) out.add(f.vector === 'decode' || f.vector === 'limits' ? 'encoding' : f.vector);
+  return [...out];
+}
