@@ -33,6 +33,56 @@ function putCp(dst: usize, o: i32, cp: u32): i32 {
   return -1;
 }
 
+/**
+ * IIS's lenient hex: "%qf" read as ('Q' - 'A' + 10) * 16 + 15. Only ever used for the two-byte
+ * overlong forms of '/', '\' and '.' (%c0%qf, %c1%pc, %bg%qf, ...), historic traversal bypasses.
+ */
+function lenientByte(src: usize, i: i32, n: i32): i32 {
+  if (i + 2 >= n || at(src, i) != 37) return -1;
+  const a = at(src, i + 1);
+  const b = at(src, i + 2);
+  if (!(isAlnumC(a) && isAlnumC(b))) return -1;
+  return <i32>(((lenV(a) << 4) + lenV(b)) & 0xff);
+}
+
+@inline function isAlnumC(c: u32): bool {
+  return c - 48 < 10 || (c | 32) - 97 < 26;
+}
+
+@inline function lenV(c: u32): u32 {
+  return c <= 57 ? c - 48 : (c & 0xdf) - 65 + 10;
+}
+
+/** A lenient two-byte overlong '/', '\' or '.' at i (escape units consumed in lenUsed), or -1. */
+let lenUsed = 0;
+function lenientSlash(src: usize, i: i32, n: i32): i32 {
+  const l = lenientByte(src, i, n);
+  if (l != 0xc0 && l != 0xc1) return -1;
+  const c = lenientByte(src, i + 3, n);
+  if (c < 0x80 || c > 0xbf) return -1;
+  const cp = ((l & 0x1f) << 6) | (c & 0x3f);
+  if (cp != 0x2f && cp != 0x5c && cp != 0x2e) return -1;
+  lenUsed = 6;
+  return cp;
+}
+
+/**
+ * A lead byte C0/C1 (only ever an overlong ASCII form) followed by a byte b that is not a proper
+ * continuation. Lenient decoders disagree on what that yields: the formula ((lead & 1) << 6) |
+ * (b & 0x3f) (%c1%1c = '\\'), b & 0x3f, or b itself with the lead dropped (%c0%5c = '\\').
+ * Detection takes the reading that gives a path character if any does, else the formula.
+ */
+function overlongGuess(lead: u32, b: u32): u32 {
+  const f = ((lead & 1) << 6) | (b & 0x3f);
+  if (f == 0x2f || f == 0x5c || f == 0x2e) return f;
+  const g = b & 0x3f;
+  if (g == 0x2f || g == 0x2e) return g;
+  const h = g | 0x40;
+  if (h == 0x5c) return h;
+  if (b == 0x2f || b == 0x5c || b == 0x2e) return b;
+  return f;
+}
+
 // Result of decodeUtf8At: code point and units consumed.
 let u8Cp: u32 = 0;
 let u8Used: i32 = 0;
@@ -58,20 +108,20 @@ function decodeUtf8At(src: usize, i: i32, n: i32, lead: u32): void {
       const b = pctByte(src, j, n);
       if (b < 0) break;
       if ((b & 0xc0) != 0x80) {
-        if (lead <= 0xc1 && need == 1) { cp = (cp << 6) | (<u32>b & 0x3f); j += 3; k++; }
+        if (lead <= 0xc1 && need == 1) { cp = overlongGuess(lead, <u32>b); j += 3; k++; }
         break;
       }
       cp = (cp << 6) | (<u32>b & 0x3f);
       j += 3;
     }
     if (k == need) {
-      u8Cp = cp < 0x80 ? cp : cp;
+      u8Cp = cp;
       u8Used = j - i;
       return;
     }
     // C0/C1 followed by a literal ASCII character: lenient decoders fold it into one char.
     if (lead <= 0xc1 && k == 0 && j < n && at(src, j) < 0x80 && at(src, j) != 37) {
-      u8Cp = ((lead & 0x1f) << 6) | (at(src, j) & 0x3f);
+      u8Cp = overlongGuess(lead, at(src, j));
       u8Used = j + 1 - i;
       return;
     }
@@ -97,6 +147,13 @@ export function decodeOnce(src: usize, n: i32, dst: usize): i32 {
         continue;
       }
       const b = pctByte(src, i, n);
+      const ls = lenientSlash(src, i, n);
+      if (ls >= 0) {
+        o = put(dst, o, <u32>ls);
+        i += lenUsed;
+        changed = true;
+        continue;
+      }
       if (b >= 0) {
         changed = true;
         if (b < 0x80) {
@@ -166,7 +223,7 @@ export function hasDecodable(src: usize, n: i32): bool {
   for (let i = 0; i < n; i++) {
     const c = at(src, i);
     if (c == 37) {
-      if (pctByte(src, i, n) >= 0) return true;
+      if (pctByte(src, i, n) >= 0 || lenientSlash(src, i, n) >= 0) return true;
       if (i + 5 < n && (at(src, i + 1) | 32) == 117 && isHex(at(src, i + 2)) && isHex(at(src, i + 3)) && isHex(at(src, i + 4)) && isHex(at(src, i + 5))) return true;
     } else if (c == 38 && i + 1 < n) {
       const c1 = at(src, i + 1);

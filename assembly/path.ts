@@ -8,9 +8,27 @@ import {
   paramCount, paramPtr, paramLen, enabledRule,
 } from './rules';
 import { emit } from './findings';
+import { arenaAlloc } from './mem';
 
 let txt: usize = 0;
 let len = 0;
+let map: usize = 0; // when viewing a mapped copy: i32 original offset of each unit, else 0
+
+/** Characters some servers and fuzzers use for '/' (division slash, set minus, private-use slashes). */
+@inline function slashLike(c: u32): bool {
+  return c == 0x2215 || c == 0x2216 || c == 0x2044 || c == 0x29f8 || c == 0x29f9 || c == 0xefc8 || c == 0xf025;
+}
+
+@inline function orig(i: i32): i32 {
+  return map == 0 ? i : load<i32>(map + (<usize>i << 2));
+}
+
+function hit(r: i32, s: i32, e: i32): void {
+  if (map == 0) { emit(r, s, e); return; }
+  const os = orig(s);
+  const oe = e > s ? orig(e - 1) + 1 : os;
+  emit(r, os, oe);
+}
 
 @inline function isSep(c: u32): bool {
   return c == 47 || c == 92;
@@ -32,7 +50,7 @@ function traversal(r: i32): void {
       while (k < len && !isSep(at(txt, k)) && k - j < 64) k++;
     }
     if ((k < len && isSep(at(txt, k))) || (k >= len && i > 0)) {
-      emit(r, i > 0 ? i - 1 : i, k < len ? k + 1 : k);
+      hit(r, i > 0 ? i - 1 : i, k < len ? k + 1 : k);
       return;
     }
     i = j - 1;
@@ -70,7 +88,7 @@ function files(r: i32): bool {
       const e = at0 + wl;
       const last = <u32>load<u8>(w + wl - 1);
       if (e < len && last != 47 && isAlnum(at(txt, e))) continue; // "etc/passwords" is not etc/passwd
-      emit(r, at0, e);
+      hit(r, at0, e);
       return true;
     }
   }
@@ -95,19 +113,49 @@ function wrappers(r: i32): bool {
   return false;
 }
 
-export function scanPath(p: usize, n: i32): void {
-  txt = p;
-  len = n;
+/**
+ * The path view of a value: literal hex bytes of '.', '/' and '\' (0x2e, 0x2f, 0x5c) and
+ * slash look-alikes become the characters they stand for, with a map back to the value's offsets.
+ * Returns false (and builds nothing) when the value has none of them.
+ */
+function buildView(p: usize, n: i32): bool {
+  let need = false;
+  for (let i = 0; i < n; i++) {
+    const c = at(p, i);
+    if (slashLike(c) || (c == 48 && i + 3 < n && (at(p, i + 1) | 32) == 120)) { need = true; break; }
+  }
+  if (!need) return false;
+  const buf = arenaAlloc((<usize>n + 4) << 1);
+  const m = arenaAlloc((<usize>n + 4) << 2);
+  let o = 0;
+  for (let i = 0; i < n; i++) {
+    let c = at(p, i);
+    let w = 1;
+    if (slashLike(c)) c = 47;
+    else if (c == 48 && i + 3 < n && (at(p, i + 1) | 32) == 120) {
+      const h = at(p, i + 2);
+      const l = lower(at(p, i + 3));
+      if (h == 50 && (l == 101 || l == 102)) { c = l == 101 ? 46 : 47; w = 4; }
+      else if (h == 53 && l == 99) { c = 92; w = 4; }
+    }
+    store<u16>(buf + (<usize>o << 1), <u16>c);
+    store<i32>(m + (<usize>o << 2), i);
+    o++;
+    i += w - 1;
+  }
+  txt = buf;
+  len = o;
+  map = m;
+  return true;
+}
+
+function detect(n: i32): void {
   let hasDot = false;
   let hasSep = false;
-  let hasNul = false;
-  let hasColon = false;
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < len; i++) {
     const c = at(txt, i);
     if (c == 46) hasDot = true;
     else if (c == 47 || c == 92) hasSep = true;
-    else if (c == 0) hasNul = true;
-    else if (c == 58) hasColon = true;
   }
   if (hasDot && (hasSep || n > 2)) {
     const r = enabledRule(K_PATH_TRAVERSAL);
@@ -119,6 +167,21 @@ export function scanPath(p: usize, n: i32): void {
       if (ruleEnabled(r) && files(r)) break;
       r = nextRule(r);
     }
+  }
+}
+
+export function scanPath(p: usize, n: i32): void {
+  txt = p;
+  len = n;
+  map = 0;
+  let hasDot = false;
+  let hasNul = false;
+  let hasColon = false;
+  for (let i = 0; i < n; i++) {
+    const c = at(txt, i);
+    if (c == 46) hasDot = true;
+    else if (c == 0) hasNul = true;
+    else if (c == 58) hasColon = true;
   }
   if (hasColon || hasDot) {
     let r = firstRule(K_PATH_WRAPPER);
@@ -133,4 +196,7 @@ export function scanPath(p: usize, n: i32): void {
       for (let i = 0; i < n; i++) if (at(txt, i) == 0) { emit(r, i, i + 1); break; }
     }
   }
+  detect(n);
+  if (buildView(p, n)) detect(n);
+  map = 0;
 }
