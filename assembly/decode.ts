@@ -115,6 +115,8 @@ function decodeUtf8At(src: usize, i: i32, n: i32, lead: u32): void {
       j += 3;
     }
     if (k == need) {
+      // overlong C0/C1 forms: take the path-character reading if any (dotdotpwn's %c1%af)
+      if (lead <= 0xc1) cp = overlongGuess(lead, cp & 0x3f | 0x80);
       u8Cp = cp;
       u8Used = j - i;
       return;

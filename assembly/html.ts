@@ -169,7 +169,8 @@ function tagRule(s: i32, e: i32): i32 {
   while (k < e && isAlnum(at(txt, k))) k++;
   if (k < e && k > s) {
     const c = at(txt, k);
-    if (c == 92 || c == 34 || c == 39 || c == 96 || c == 61 || c == 43 || c == 37) r = ruleWithWord(K_HTML_TAG, txt, s, k - s);
+    // '-', '_', ':' and '.' continue real (custom) element names: <script-x> is not a script
+    if (c != 45 && c != 95 && c != 58 && c != 46) r = ruleWithWord(K_HTML_TAG, txt, s, k - s);
   }
   return r;
 }
@@ -500,6 +501,14 @@ export function scanXss(p: usize, n: i32): void {
   }
 }
 
+/** text at i is `name(` */
+function memberCall(i: i32, name: string): bool {
+  const l = name.length;
+  if (i + l >= len) return false;
+  for (let j = 0; j < l; j++) if (lower(at(txt, i + j)) != <u32>name.charCodeAt(j)) return false;
+  return at(txt, i + l) == 40;
+}
+
 /**
  * Script sinks called or read outside any tag: alert(1), prompt`1`, alert?.(…), eval(…),
  * document.cookie. Params without a dot must be called; dotted params match as member paths.
@@ -529,17 +538,19 @@ function scanJsCalls(): void {
           let dotted = false;
           for (let j = 1; j < wl; j++) {
             const pc = <u32>load<u8>(w + j);
-            if (pc == 46) dotted = true;
+            if (pc == 46 || pc == 91 || pc == 61) dotted = true;
             if (lower(at(txt, i + j)) != pc) { same = false; break; }
           }
           if (!same) continue;
           const e = i + wl;
-          if (e < len && (isAlnum(at(txt, e)) || at(txt, e) == 95 || at(txt, e) == 36)) continue;
+          const lastc = <u32>load<u8>(w + wl - 1);
+          if (e < len && isAlnum(lastc) && (isAlnum(at(txt, e)) || at(txt, e) == 95 || at(txt, e) == 36)) continue;
           if (!dotted) {
-            // a call: name( name` name?.(
+            // a call: name( name` name?.( name.call( name.apply( name.bind(
             if (e >= len) continue;
             const d = at(txt, e);
-            if (!(d == 40 || d == 96 || (d == 63 && e + 2 < len && at(txt, e + 1) == 46 && at(txt, e + 2) == 40))) continue;
+            if (!(d == 40 || d == 96 || (d == 63 && e + 2 < len && at(txt, e + 1) == 46 && at(txt, e + 2) == 40) ||
+              (d == 46 && (memberCall(e + 1, 'call') || memberCall(e + 1, 'apply') || memberCall(e + 1, 'bind'))))) continue;
           }
           hit(r, i, e + 1 <= len ? e + 1 : len);
           return;

@@ -661,6 +661,10 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
       let m = sig(c + 1);
       if (wordIs(c, 'is') && wordIs(m, 'not')) m = sig(m + 1);
       if (strongOperand(m)) { operand(m, false); hitTok(rb, c, exprEnd); return; }
+      // 1-false, 1*true: arithmetic with a boolean literal probes how the value is evaluated
+      if (!quoteCtx && t == T_OP && wordIs(m, 'true') || wordIs(m, 'false')) {
+        if (t == T_OP && endTail(sig(m + 1)) && sig(m + 1) >= ntok) { hitTok(rb, c, m + 1); return; }
+      }
       if (quoteCtx && (isCmp(c) ? cmpRight(c) : chain(m, false)) && endTail(sig(exprEnd))) { hitTok(rb, c, exprEnd); return; }
     }
     // clauses: ORDER BY 3, GROUP BY x HAVING, LIMIT 1, PROCEDURE ANALYSE(), INTO OUTFILE
