@@ -22,6 +22,7 @@ export function onAbort(msg: usize, file: usize, line: u32, col: u32): void {
 }
 
 let batch: usize = 0;
+let batchUnits: u64 = 0; // size of the text area the host reserved
 let maxValueLength: i32 = 1 << 20;
 let output: usize = 0;
 
@@ -72,6 +73,7 @@ export function set_memory_limit(pages: u32): void {
 export function batch_reserve(count: u32, units: u32): u32 {
   arenaReset();
   batch = arenaAlloc(4 + <usize>count * 8 + (<usize>units << 1));
+  batchUnits = <u64>units;
   store<u32>(batch, count);
   let cap = <i32>count * MAX_PER_VALUE;
   if (cap > MAX_PER_BATCH) cap = MAX_PER_BATCH;
@@ -95,11 +97,10 @@ function valueAt(i: u32): bool {
   const count = load<u32>(batch);
   if (i >= count) return false;
   const text = batch + 4 + <usize>count * 8;
+  if (i >= count) return false;
   const s = load<u32>(batch + 4 + <usize>i * 8);
   const l = load<u32>(batch + 8 + <usize>i * 8);
-  if (<u64>s + <u64>l > <u64>0x7fffffff) return false;
-  const end = text + ((<usize>s + <usize>l) << 1);
-  if (end > (<usize>memory.size() << 16)) return false;
+  if (<u64>s + <u64>l > batchUnits) return false; // u64: no wrap-around
   vPtr = text + (<usize>s << 1);
   vLen = <i32>l;
   return true;

@@ -132,6 +132,8 @@ function lex(quote: u32): void {
         const d = at(txt, k);
         if (isWord(d)) { k++; continue; }
         if (d == 46 && k + 1 < len && isWord(at(txt, k + 1)) && !isDigit(at(txt, k + 1))) { k++; continue; }
+        // SQL Server's db..object
+        if (d == 46 && k + 2 < len && at(txt, k + 1) == 46 && isWord(at(txt, k + 2)) && !isDigit(at(txt, k + 2))) { k += 2; continue; }
         break;
       }
       push(T_WORD, 0, s, k, glued);
@@ -407,7 +409,8 @@ function selectBody(k: i32, strict: bool): bool {
   const m = sig(k + 1);
   if (m >= ntok) return !strict;
   const t = tType(m);
-  if (t == T_NUM || t == T_STR || t == T_VAR || t == T_LP || t == T_BTICK || t == T_USTR) return true;
+  if (t == T_NUM || t == T_STR || t == T_VAR || t == T_LP || t == T_BTICK) return true;
+  if (t == T_USTR) return shortAppString(m);
   if (t == T_OP && tSub(m) == O_ARITH) return true; // *
   if (isLiteralWord(m) || isCall(m)) return true;
   if (wordIs(m, 'all') || wordIs(m, 'distinct') || wordIs(m, 'top')) return true;
@@ -441,6 +444,17 @@ function judgeUnion(from: i32, strict: bool): void {
   return paramIndex(r, txt, tStart(k), tEnd(k) - tStart(k), hashLower(txt, tStart(k), tEnd(k) - tStart(k))) >= 0;
 }
 
+/** A stored-procedure name: xp_..., sp_..., or a dotted name whose last part is one (master..xp_dirtree). */
+function procName(k: i32): bool {
+  const s = tStart(k);
+  let i = tEnd(k) - 1;
+  while (i > s && at(txt, i) != 46) i--;
+  if (at(txt, i) == 46) i++;
+  if (tEnd(k) - i < 4) return false;
+  const a = lower(at(txt, i));
+  return (a == 120 || a == 115) && lower(at(txt, i + 1)) == 112 && at(txt, i + 2) == 95;
+}
+
 /** Statement keyword at k (after ';') with the shape of a real statement. */
 function statementShape(k: i32, loose: bool): bool {
   const m = sig(k + 1);
@@ -454,12 +468,16 @@ function statementShape(k: i32, loose: bool): bool {
   if (wordIs(k, 'insert')) return wordIs(m, 'into');
   if (wordIs(k, 'update')) return tType(m) == T_WORD && wordIs(sig(m + 1), 'set');
   if (wordIs(k, 'exec') || wordIs(k, 'execute')) {
-    return tType(m) == T_VAR || tType(m) == T_LP || tType(m) == T_STR || (tType(m) == T_WORD && (tEnd(m) - tStart(m) > 3) &&
-      ((lower(at(txt, tStart(m))) == 120 || lower(at(txt, tStart(m))) == 115) && lower(at(txt, tStart(m) + 1)) == 112 && at(txt, tStart(m) + 2) == 95));
+    if (tType(m) == T_VAR || tType(m) == T_LP || tType(m) == T_STR) return true;
+    if (tType(m) != T_WORD) return false;
+    if (procName(m)) return true;
+    const a = sig(m + 1);
+    return tType(a) == T_STR || tType(a) == T_VAR || tType(a) == T_NUM || tType(a) == T_LP || (tType(a) == T_WORD && tGlued(a) == false && tType(sig(a + 1)) == T_STR);
   }
+  if (wordIs(k, 'copy')) { const f = sig(m + 1); return tType(m) == T_WORD && (wordIs(f, 'from') || wordIs(f, 'to')); }
   if (wordIs(k, 'declare') || wordIs(k, 'set')) return tType(m) == T_VAR;
   if (wordIs(k, 'waitfor')) return wordIs(m, 'delay') || wordIs(m, 'time');
-  if (wordIs(k, 'shutdown')) return m >= ntok || wordIs(m, 'with') || tType(m) == T_COMMENT;
+  if (wordIs(k, 'shutdown')) return m >= ntok || wordIs(m, 'with') || tType(m) == T_COMMENT || tType(m) == T_SEMI;
   if (wordIs(k, 'call')) return tType(m) == T_WORD && tType(sig(m + 1)) == T_LP;
   if (wordIs(k, 'replace') || wordIs(k, 'merge')) return wordIs(m, 'into');
   if (wordIs(k, 'load')) return wordIs(m, 'data') || wordIs(m, 'xml');
@@ -495,9 +513,14 @@ function judgeCalls(): void {
         if (tType(k) != T_WORD) continue;
         const s = tStart(k);
         const l = tEnd(k) - s;
-        if (paramIndex(r, txt, s, l, hashLower(txt, s, l)) < 0) continue;
+        if (paramIndex(r, txt, s, l, hashLower(txt, s, l)) < 0 && !lastPartIs(r, k)) continue;
+        // EXEC xp_cmdshell 'dir', EXEC master..sp_executesql N'...'
+        if (k > 0 && (wordIs(k - 1, 'exec') || wordIs(k - 1, 'execute'))) { hitTok(r, k - 1, k + 1); break; }
         const lp = sig(k + 1);
         if (tType(lp) != T_LP) continue;
+        // "Benchmark (2024) results": a name, a space and a parenthesis start prose, not a call,
+        // unless SQL comes before it (an operator, a keyword, a comma, a parenthesis)
+        if (!tGlued(lp) && (k == 0 || (tType(k - 1) == T_WORD && !isSqlWord(k - 1)))) continue;
         // the argument must look like SQL, not prose: number, string, (, select, variable, word then ) or ,
         const a = sig(lp + 1);
         const ta = tType(a);
@@ -516,6 +539,17 @@ function judgeCalls(): void {
     }
     r = nextRule(r);
   }
+}
+
+/** The last dotted part of word k (master..xp_cmdshell -> xp_cmdshell) is a param of r. */
+function lastPartIs(r: i32, k: i32): bool {
+  const s = tStart(k);
+  let i = tEnd(k) - 1;
+  while (i > s && at(txt, i) != 46) i--;
+  if (i == s) return false;
+  i++;
+  const l = tEnd(k) - i;
+  return l > 0 && paramIndex(r, txt, i, l, hashLower(txt, i, l)) >= 0;
 }
 
 /** Keyword phrases such as "waitfor delay", "into outfile": consecutive words equal to a param's words. */
@@ -633,7 +667,7 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
     if (ruleEnabled(r)) {
       let tries = 0;
       for (let b = c; b < ntok && tries < 8; b = sig(b + 1)) {
-        if (b != c && !strongCtx) break;
+        if (b != c && !quoteCtx) break;
         if (!isBool(b, r)) {
           // stop at prose: a word that is neither SQL, a literal nor a called function
           if (tType(b) == T_WORD && !isSqlWord(b) && !isLiteralWord(b) && !isCall(b)) break;
@@ -693,6 +727,55 @@ function endTailOrWord(k: i32): bool {
   return endTail(k) || tType(k) == T_COMMA || isSqlWord(k) || wordIs(k, 'asc') || wordIs(k, 'desc');
 }
 
+/** Judges that hold in any context: UNION SELECT, stacked statements, calls, phrases, comments, constant comparisons. */
+function contextFree(strictUnion: bool): void {
+  judgeUnion(0, strictUnion);
+  judgeStacked(0, false);
+  judgeCalls();
+  judgePhrases();
+  judgeComments();
+  judgeConstantTautology();
+}
+
+/** Two literal tokens with the same value ('a' and 'a, 1 and 1), quotes aside. */
+function sameLiteral(a: i32, b: i32): bool {
+  let as = tStart(a);
+  let ae = tEnd(a);
+  let bs = tStart(b);
+  let be = tEnd(b);
+  if (tType(a) != T_NUM) { as++; if (tType(a) == T_STR) ae--; }
+  if (tType(b) != T_NUM) { bs++; if (tType(b) == T_STR) be--; }
+  if (ae - as != be - bs) return false;
+  for (let i = 0; i < ae - as; i++) if (lower(at(txt, as + i)) != lower(at(txt, bs + i))) return false;
+  return true;
+}
+
+/** OR 1=1 / AND 'a'='a' anywhere: a boolean operator, then two literals compared, then an end. */
+function judgeConstantTautology(): void {
+  let r = firstRule(K_SQL_TAUTOLOGY);
+  while (r >= 0) {
+    if (ruleEnabled(r)) {
+      for (let k = 0; k < ntok; k++) {
+        if (!isBool(k, r)) continue;
+        const a = sig(k + 1);
+        const ta = tType(a);
+        if (!(ta == T_NUM || ta == T_STR)) continue;
+        const op = sig(a + 1);
+        if (!(tType(op) == T_OP && tSub(op) == O_EQ)) continue;
+        const b = sig(op + 1);
+        const tb = tType(b);
+        if (!(tb == T_NUM || tb == T_STR || (tb == T_USTR && shortAppString(b)))) continue;
+        if (!sameLiteral(a, b)) continue;
+        const e = sig(b + 1);
+        if (e < ntok && !(tType(e) == T_COMMENT || tType(e) == T_RP || tType(e) == T_SEMI || isSqlWord(e) || (tType(e) == T_USTR && shortAppString(e)))) continue;
+        hitTok(r, k, b + 1);
+        return;
+      }
+    }
+    r = nextRule(r);
+  }
+}
+
 /** Runs every SQL rule over text[0, n). */
 export function scanSql(p: usize, n: i32): void {
   txt = p;
@@ -710,11 +793,7 @@ export function scanSql(p: usize, n: i32): void {
   // bare / numeric context
   ctxQuote = 0;
   lex(0);
-  judgeUnion(0, true);
-  judgeStacked(0, false);
-  judgeCalls();
-  judgePhrases();
-  judgeComments();
+  contextFree(true);
   {
     // numeric context: the value is a number (maybe negative, maybe closing parens) then SQL
     let k = 0;
@@ -723,7 +802,7 @@ export function scanSql(p: usize, n: i32): void {
     else if (tType(k) == T_RP || tType(k) == T_SEMI) judgeBreakout(k, true, false);
     else judgeBreakout(0, false, false); // implied left operand: "OR 1=1", "AND true", "|| pg_sleep(5)"
   }
-  if (hasSq) { ctxQuote = 39; lex(39); if (tType(0) == T_STR) { judgeBreakout(1, true, true); judgeUnion(1, false); } }
-  if (hasDq) { ctxQuote = 34; lex(34); if (tType(0) == T_STR) { judgeBreakout(1, true, true); judgeUnion(1, false); } }
+  if (hasSq) { ctxQuote = 39; lex(39); if (tType(0) == T_STR) { judgeBreakout(1, true, true); judgeUnion(1, false); contextFree(false); } }
+  if (hasDq) { ctxQuote = 34; lex(34); if (tType(0) == T_STR) { judgeBreakout(1, true, true); judgeUnion(1, false); contextFree(false); } }
   arenaRelease(mark);
 }
