@@ -7,11 +7,12 @@
 import { at, lower, isAlpha, isAlnum, isSpace, hashLower } from './text';
 import {
   K_HTML_TAG, K_HTML_EVENT_ATTR, K_HTML_ATTR_NAME, K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR,
-  K_ATTR_BREAKOUT, K_JS_BREAKOUT, K_JS_CALL, firstRule, nextRule, ruleEnabled, paramIndex, paramCount,
+  K_ATTR_BREAKOUT, K_JS_BREAKOUT, firstRule, nextRule, ruleEnabled, paramIndex, paramCount,
   paramPtr, paramLen, ruleWithWord, kindActive,
 } from './rules';
 import { emit } from './findings';
 import { stripMode, addSpan } from './spans';
+import { C_LT, C_COLON, C_SQ, C_DQ, C_BQ } from './classes';
 
 // Scratch for a URL scheme with ignored characters removed (at most 32 units).
 const schemeBuf = memory.data(64);
@@ -448,115 +449,69 @@ function scanBreakouts(): void {
   }
 }
 
-/** A javascript:-like scheme where a URL can start outside any tag (value start, after = ( or a quote). */
+/**
+ * A javascript:-like scheme where a URL can start outside any tag: at the value start or after
+ * = ( or a quote. Anchored on ':' and read backwards to where the scheme starts.
+ */
 function scanBareSchemes(): void {
   if (!kindActive(K_URL_SCHEME)) return;
-  for (let i = 0; i < len; i++) {
-    if (i > 0) {
-      const p = at(txt, i - 1);
-      if (!(p == 61 || p == 40 || p == 34 || p == 39 || p == 96)) continue;
+  let i = 0;
+  while (i < len) {
+    while (i < len && at(txt, i) != 58) i++;
+    if (i >= len) return;
+    // back over scheme characters, tabs/newlines and literal escapes (bounded)
+    let s = i;
+    let guard = 0;
+    while (s > 0 && guard < 96) {
+      const c = at(txt, s - 1);
+      if (isAlnum(c) || c == 9 || c == 10 || c == 13 || c == 92 || c == 43 || c == 45 || c == 46 || c <= 32 || isUniSpace(c)) { s--; guard++; continue; }
+      break;
     }
-    const c = lower(at(txt, i));
-    if (!(c == 106 || c == 118 || c == 108 || c == 109 || c == 100 || c <= 32 || c == 92 || isUniSpace(c))) continue; // j v l m d, space, escape
-    if (!readScheme(i, len)) { if (i == 0) continue; else continue; }
-    const r = schemeRule();
-    if (r < 0) continue;
-    // "JavaScript: The Good Parts" is prose; code follows the colon without a space or uses ( ` =
-    let code = schemeEnd < len && !isSpace(at(txt, schemeEnd));
-    if (!code) {
-      for (let k = schemeEnd; k < len; k++) {
-        const d = at(txt, k);
-        if (d == 40 || d == 96 || d == 61) { code = true; break; }
+    // the candidate starts must follow the value start, '=', '(' or a quote
+    for (let st = s; st < i; st++) {
+      if (st > 0) {
+        const p = at(txt, st - 1);
+        if (!(p == 61 || p == 40 || p == 34 || p == 39 || p == 96 || (st == s && st == 0))) {
+          if (st != s) continue;
+          if (!(p == 61 || p == 40 || p == 34 || p == 39 || p == 96)) continue;
+        }
       }
+      if (!readScheme(st, len) || schemeEnd != i + 1) continue;
+      const r = schemeRule();
+      if (r < 0) continue;
+      // "JavaScript: The Good Parts" is prose; code follows the colon without a space or uses ( ` =
+      let code = schemeEnd < len && !isSpace(at(txt, schemeEnd));
+      if (!code) {
+        for (let k = schemeEnd; k < len; k++) {
+          const d = at(txt, k);
+          if (d == 40 || d == 96 || d == 61) { code = true; break; }
+        }
+      }
+      if (code) { hit(r, st, stripMode ? schemeEnd : (len < schemeEnd + 40 ? len : schemeEnd + 40)); return; }
+      break;
     }
-    if (code) { hit(r, i, stripMode ? schemeEnd : (len < schemeEnd + 40 ? len : schemeEnd + 40)); return; }
+    i++;
   }
 }
 
 /** Runs every XSS rule over text[0, n). In strip mode adds removal spans instead of findings. */
-export function scanXss(p: usize, n: i32): void {
+export function scanXss(p: usize, n: i32, mask: u32): void {
   txt = p;
   len = n;
   closeCacheScript = -2;
   closeFromScript = 0;
   swallowedAt = -1;
-  // Quick exit: without '<', a quote, ':' , '(' , '`' or '.' nothing here can match.
-  let interesting = false;
-  for (let i = 0; i < n; i++) {
-    const c = at(txt, i);
-    if (c == 60 || c == 34 || c == 39 || c == 96 || c == 58 || c == 40 || c == 46) { interesting = true; break; }
-  }
-  if (!interesting) return;
-  scanTags(0);
-  if (swallowedAt >= 0) {
-    const from = swallowedAt;
-    swallowedAt = -2; // never rescan twice
-    scanTags(from);
-  }
-  scanBareSchemes();
-  if (!stripMode) {
-    scanNested();
-    scanBreakouts();
-    scanJsCalls();
-  }
-}
-
-/** text at i is `name(` */
-function memberCall(i: i32, name: string): bool {
-  const l = name.length;
-  if (i + l >= len) return false;
-  for (let j = 0; j < l; j++) if (lower(at(txt, i + j)) != <u32>name.charCodeAt(j)) return false;
-  return at(txt, i + l) == 40;
-}
-
-/**
- * Script sinks called or read outside any tag: alert(1), prompt`1`, alert?.(…), eval(…),
- * document.cookie. Params without a dot must be called; dotted params match as member paths.
- */
-function scanJsCalls(): void {
-  let r = firstRule(K_JS_CALL);
-  while (r >= 0) {
-    if (ruleEnabled(r)) {
-      const np = paramCount(r);
-      for (let i = 0; i < len; i++) {
-        const c = lower(at(txt, i));
-        if (!isAlpha(c)) continue;
-        if (i > 0) {
-          const p = at(txt, i - 1);
-          if (isAlnum(p) || p == 95 || p == 36) {
-            // skip the rest of this identifier
-            while (i + 1 < len && (isAlnum(at(txt, i + 1)) || at(txt, i + 1) == 95 || at(txt, i + 1) == 36)) i++;
-            continue;
-          }
-        }
-        for (let k = 0; k < np; k++) {
-          const w = paramPtr(r, k);
-          if (<u32>load<u8>(w) != c) continue;
-          const wl = paramLen(r, k);
-          if (i + wl > len) continue;
-          let same = true;
-          let dotted = false;
-          for (let j = 1; j < wl; j++) {
-            const pc = <u32>load<u8>(w + j);
-            if (pc == 46 || pc == 91 || pc == 61) dotted = true;
-            if (lower(at(txt, i + j)) != pc) { same = false; break; }
-          }
-          if (!same) continue;
-          const e = i + wl;
-          const lastc = <u32>load<u8>(w + wl - 1);
-          if (e < len && isAlnum(lastc) && (isAlnum(at(txt, e)) || at(txt, e) == 95 || at(txt, e) == 36)) continue;
-          if (!dotted) {
-            // a call: name( name` name?.( name.call( name.apply( name.bind(
-            if (e >= len) continue;
-            const d = at(txt, e);
-            if (!(d == 40 || d == 96 || (d == 63 && e + 2 < len && at(txt, e + 1) == 46 && at(txt, e + 2) == 40) ||
-              (d == 46 && (memberCall(e + 1, 'call') || memberCall(e + 1, 'apply') || memberCall(e + 1, 'bind'))))) continue;
-          }
-          hit(r, i, e + 1 <= len ? e + 1 : len);
-          return;
-        }
-      }
+  if ((mask & C_LT) != 0) {
+    scanTags(0);
+    if (swallowedAt >= 0) {
+      const from = swallowedAt;
+      swallowedAt = -2; // never rescan twice
+      scanTags(from);
     }
-    r = nextRule(r);
+    if (!stripMode) scanNested();
   }
+  if ((mask & C_COLON) != 0) scanBareSchemes();
+  if (!stripMode && (mask & (C_SQ | C_DQ | C_BQ)) != 0) scanBreakouts();
+  // js-call rules are literals: literals.ts
 }
+

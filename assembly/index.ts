@@ -2,13 +2,14 @@
 // the host packs every value into one batch and reads every finding from one result table.
 
 import { loadRules, rulesLoaded, setRuleEnabled, enabledRule, K_DECODE_EXCESS, K_LIMIT_OVERSIZE } from './rules';
-import { arenaReset, arenaAlloc, arenaMark, arenaRelease, ensure, setPageLimit } from './mem';
+import { arenaReset, arenaAlloc, arenaMark, arenaRelease, ensure, setPageLimit, arenaCommit } from './mem';
 import { resultsInit, resultBytes, resultPtr, resultCount, beginValue, setText, emit, MAX_PER_BATCH, MAX_PER_VALUE } from './findings';
-import { runPipeline, outPtr, outLen, excess } from './pipeline';
+import { runPipeline, runPipelineClassified, outPtr, outLen, excess } from './pipeline';
 import { scanXss } from './html';
 import { scanSql } from './sql';
 import { scanPath } from './path';
-import { scanSubstrings } from './substring';
+import { scanLiterals, buildLiterals } from './literals';
+import { classify, C_PCT, C_AMP, C_NONASCII } from './classes';
 import { sanitize, sanitizedPtr } from './sanitize';
 import { DEFAULT_RULES, DEFAULT_RULES_LEN } from './generated/rules-blob';
 
@@ -49,6 +50,10 @@ export function init(ptr: u32, len: u32): i32 {
   let scratch = (__heap_base + 15) & ~<usize>15;
   if (<usize>ptr >= scratch) scratch = <usize>ptr + <usize>len;
   const n = loadRules(<usize>ptr, <usize>len, scratch);
+  if (n >= 0) {
+    buildLiterals();
+    arenaCommit();
+  }
   batch = 0;
   return n;
 }
@@ -120,15 +125,23 @@ export function scan_batch(): i32 {
       continue;
     }
     const mark = arenaMark();
-    runPipeline(vPtr, vLen);
-    const p = outPtr;
-    const n = outLen;
-    setText(p, n);
-    if (excess) emit(rExcess, 0, n);
-    scanXss(p, n);
-    scanSql(p, n);
-    scanPath(p, n);
-    scanSubstrings(p, n);
+    let mask = classify(vPtr, vLen);
+    let p = vPtr;
+    let n = vLen;
+    if ((mask & (C_PCT | C_AMP | C_NONASCII)) != 0) {
+      runPipelineClassified(vPtr, vLen, (mask & C_NONASCII) != 0);
+      if (outPtr != vPtr) {
+        p = outPtr;
+        n = outLen;
+        mask = classify(p, n);
+        setText(p, n);
+      }
+      if (excess) emit(rExcess, 0, n);
+    }
+    scanLiterals(p, n, -1); // before scanPath: it notes hex-literal bytes for the path view
+    scanXss(p, n, mask);
+    scanSql(p, n, mask);
+    scanPath(p, n, mask);
     arenaRelease(mark);
   }
   return resultCount();

@@ -27,6 +27,11 @@ export function arenaInit(base: usize): void {
   ensure(arenaTop);
 }
 
+/** Makes everything allocated so far permanent (tables built at init). */
+export function arenaCommit(): void {
+  arenaBase = arenaTop;
+}
+
 export function arenaReset(): void {
   arenaTop = arenaBase;
 }

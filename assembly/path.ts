@@ -4,11 +4,13 @@
 
 import { at, lower, isAlnum } from './text';
 import {
-  K_PATH_TRAVERSAL, K_PATH_FILE, K_PATH_WRAPPER, K_PATH_NUL, firstRule, nextRule, ruleEnabled,
+  K_PATH_TRAVERSAL, K_PATH_FILE, K_PATH_NUL, firstRule, nextRule, ruleEnabled,
   paramCount, paramPtr, paramLen, enabledRule,
 } from './rules';
 import { emit } from './findings';
 import { arenaAlloc } from './mem';
+import { C_NUL, C_DOT, C_SLASH, C_BSLASH, C_NONASCII } from './classes';
+import { sawHexByte } from './literals';
 
 let txt: usize = 0;
 let len = 0;
@@ -69,19 +71,27 @@ function paramAt(w: usize, wl: i32, i: i32): bool {
   return true;
 }
 
-/** Sensitive files: a param at a segment start; a leading '^' anchors it to the value start. */
+/**
+ * Sensitive files: a param at a segment start; a leading '^' anchors it to the value start.
+ * On the value itself the unanchored params are literals (literals.ts); here they run only on
+ * the path view, whose mapped separators the literal pass does not see.
+ */
+let viewMode = false;
 function files(r: i32): bool {
   const n = paramCount(r);
   // first non-space position for anchored params
   let s0 = 0;
   while (s0 < len && at(txt, s0) <= 32) s0++;
-  for (let i = 0; i < len; i++) {
+  // on the value itself only the anchored params are checked here, at the start
+  const last0 = viewMode ? len : (len > 0 ? 1 : 0);
+  for (let i = 0; i < last0; i++) {
     if (i > 0 && !isSep(at(txt, i - 1))) continue;
     for (let k = 0; k < n; k++) {
       let w = paramPtr(r, k);
       let wl = paramLen(r, k);
       let anchored = false;
       if (load<u8>(w) == 94) { anchored = true; w++; wl--; }
+      if (!anchored && !viewMode) continue;
       const at0 = anchored ? s0 : i;
       if (anchored && i != 0) continue;
       if (!paramAt(w, wl, at0)) continue;
@@ -89,24 +99,6 @@ function files(r: i32): bool {
       const last = <u32>load<u8>(w + wl - 1);
       if (e < len && last != 47 && isAlnum(at(txt, e))) continue; // "etc/passwords" is not etc/passwd
       hit(r, at0, e);
-      return true;
-    }
-  }
-  return false;
-}
-
-/** Stream wrappers and filter chains: php://filter, phar://, convert.iconv. ... */
-function wrappers(r: i32): bool {
-  const n = paramCount(r);
-  for (let i = 0; i < len; i++) {
-    if (i > 0 && isAlnum(at(txt, i - 1))) continue;
-    const c = lower(at(txt, i));
-    for (let k = 0; k < n; k++) {
-      const w = paramPtr(r, k);
-      if (<u32>load<u8>(w) != c) continue;
-      const wl = paramLen(r, k);
-      if (!paramAt(w, wl, i)) continue;
-      emit(r, i, i + wl);
       return true;
     }
   }
@@ -149,14 +141,9 @@ function buildView(p: usize, n: i32): bool {
   return true;
 }
 
-function detect(n: i32): void {
-  let hasDot = false;
-  let hasSep = false;
-  for (let i = 0; i < len; i++) {
-    const c = at(txt, i);
-    if (c == 46) hasDot = true;
-    else if (c == 47 || c == 92) hasSep = true;
-  }
+function detect(n: i32, mask: u32): void {
+  const hasDot = (mask & C_DOT) != 0;
+  const hasSep = (mask & (C_SLASH | C_BSLASH)) != 0;
   if (hasDot && (hasSep || n > 2)) {
     const r = enabledRule(K_PATH_TRAVERSAL);
     if (r >= 0) traversal(r);
@@ -170,33 +157,22 @@ function detect(n: i32): void {
   }
 }
 
-export function scanPath(p: usize, n: i32): void {
+export function scanPath(p: usize, n: i32, mask: u32): void {
   txt = p;
   len = n;
   map = 0;
-  let hasDot = false;
-  let hasNul = false;
-  let hasColon = false;
-  for (let i = 0; i < n; i++) {
-    const c = at(txt, i);
-    if (c == 46) hasDot = true;
-    else if (c == 0) hasNul = true;
-    else if (c == 58) hasColon = true;
-  }
-  if (hasColon || hasDot) {
-    let r = firstRule(K_PATH_WRAPPER);
-    while (r >= 0) {
-      if (ruleEnabled(r) && wrappers(r)) break;
-      r = nextRule(r);
-    }
-  }
-  if (hasNul) {
+  viewMode = false;
+  if ((mask & C_NUL) != 0) {
     const r = enabledRule(K_PATH_NUL);
     if (r >= 0) {
       for (let i = 0; i < n; i++) if (at(txt, i) == 0) { emit(r, i, i + 1); break; }
     }
   }
-  detect(n);
-  if (buildView(p, n)) detect(n);
+  if ((mask & (C_DOT | C_SLASH | C_BSLASH)) != 0) detect(n, mask);
+  if (((mask & C_NONASCII) != 0 || sawHexByte) && buildView(p, n)) {
+    viewMode = true;
+    detect(n, C_DOT | C_SLASH); // the view maps to dots and separators
+  }
   map = 0;
+  viewMode = false;
 }

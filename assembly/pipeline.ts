@@ -13,6 +13,11 @@ export let outPtr: usize = 0;
 export let outLen: i32 = 0;
 export let excess = false;
 
+function hasNonAscii(p: usize, n: i32): bool {
+  for (let i = 0; i < n; i++) if (at(p, i) >= 0x80) return true;
+  return false;
+}
+
 function needsWork(p: usize, n: i32): bool {
   for (let i = 0; i < n; i++) {
     const c = at(p, i);
@@ -27,6 +32,21 @@ export function runPipeline(p: usize, n: i32): void {
   outLen = n;
   excess = false;
   if (!needsWork(p, n)) return;
+  // the common case of a stray '&' or '%' in ASCII text: nothing decodes, nothing to normalize
+  if (!hasNonAscii(p, n) && !hasDecodable(p, n)) return;
+  decodeRounds(p, n);
+}
+
+/** Like runPipeline, with the classes of the value already known (no non-ASCII: skip that scan). */
+export function runPipelineClassified(p: usize, n: i32, nonAscii: bool): void {
+  outPtr = p;
+  outLen = n;
+  excess = false;
+  if (!nonAscii && !hasDecodable(p, n)) return;
+  decodeRounds(p, n);
+}
+
+function decodeRounds(p: usize, n: i32): void {
   let cur = p;
   let curLen = n;
   let rounds = 0;
@@ -34,10 +54,15 @@ export function runPipeline(p: usize, n: i32): void {
     const a = arenaAlloc((<usize>curLen + 8) << 1);
     const la = decodeOnce(cur, curLen, a);
     const ch1 = decodeChanged;
-    const lf = foldLength(a, la);
-    const b = arenaAlloc((<usize>lf + 8) << 1);
-    const lb = foldInto(a, la, b);
-    const ch2 = foldChanged;
+    let b = a;
+    let lb = la;
+    let ch2 = false;
+    if (hasNonAscii(a, la)) {
+      const lf = foldLength(a, la);
+      b = arenaAlloc((<usize>lf + 8) << 1);
+      lb = foldInto(a, la, b);
+      ch2 = foldChanged;
+    }
     if (!ch1 && !ch2) break;
     cur = b;
     curLen = lb;

@@ -57,6 +57,8 @@ const ruleParam0 = memory.data(MAX_RULES * 4); // u32 first param index
 const ruleParamN = memory.data(MAX_RULES * 4); // u32 param count
 const ruleNext = memory.data(MAX_RULES * 4); // i32 next rule of the same kind, -1 ends
 const kindFirst = memory.data(K_COUNT * 4); // i32 first rule of each kind, -1 none
+const ruleLenMask = memory.data(MAX_RULES * 4); // bit l set: a param of length l (31: longer)
+const ruleFirstMask = memory.data(MAX_RULES * 4); // bit (c & 31) set: a param starts with c
 
 // Params: 12 bytes each {u32 ptr, u32 len, u32 hash}; ptr into the blob copy.
 let paramBase: usize = 0;
@@ -72,6 +74,10 @@ export function rulesLoaded(): i32 {
 
 @inline export function nextRule(r: i32): i32 {
   return load<i32>(ruleNext + (<usize>r << 2));
+}
+
+@inline export function ruleKindOf(r: i32): i32 {
+  return <i32>load<u8>(ruleKind + <usize>r);
 }
 
 @inline export function ruleEnabled(r: i32): bool {
@@ -118,6 +124,7 @@ export function kindActive(kind: i32): bool {
  * `h` is hashLower of that text, computed once by the caller for all rules it asks.
  */
 export function paramIndex(r: i32, p: usize, i: i32, len: i32, h: u32): i32 {
+  if (!mayHave(r, p, i, len)) return -1;
   const n = paramCount(r);
   for (let k = 0; k < n; k++) {
     const e = paramAt(r, k);
@@ -132,13 +139,32 @@ export function paramIndex(r: i32, p: usize, i: i32, len: i32, h: u32): i32 {
   return -1;
 }
 
+/** Like paramIndex, hashing only when the quick reject lets the word through. */
+export function paramFind(r: i32, p: usize, i: i32, len: i32): i32 {
+  if (!mayHave(r, p, i, len)) return -1;
+  return paramIndex(r, p, i, len, hashLower(p, i, len));
+}
+
+/** Quick reject: no param of rule r has this length or this first character. */
+@inline export function mayHave(r: i32, p: usize, i: i32, len: i32): bool {
+  if (len <= 0) return false;
+  const lb: u32 = len >= 31 ? 31 : <u32>len;
+  if ((load<u32>(ruleLenMask + (<usize>r << 2)) & (1 << lb)) == 0) return false;
+  const c = lower(<u32>load<u16>(p + (<usize>i << 1)));
+  return (load<u32>(ruleFirstMask + (<usize>r << 2)) & (1 << (c & 31))) != 0;
+}
+
 /** First enabled rule of `kind` having text[i, i+len) among its params, or -1. */
 export function ruleWithWord(kind: i32, p: usize, i: i32, len: i32): i32 {
   let r = firstRule(kind);
   if (r < 0) return -1;
-  const h = hashLower(p, i, len);
+  let h: u32 = 0;
+  let hashed = false;
   while (r >= 0) {
-    if (ruleEnabled(r) && paramIndex(r, p, i, len, h) >= 0) return r;
+    if (ruleEnabled(r) && mayHave(r, p, i, len)) {
+      if (!hashed) { h = hashLower(p, i, len); hashed = true; }
+      if (paramIndex(r, p, i, len, h) >= 0) return r;
+    }
     r = nextRule(r);
   }
   return -1;
@@ -209,8 +235,12 @@ export function loadRules(ptr: usize, len: usize, scratch: usize): i32 {
     store<u32>(ruleParam0 + (<usize>r << 2), pi);
     store<u32>(ruleParamN + (<usize>r << 2), pc);
     store<i32>(ruleNext + (<usize>r << 2), -1);
+    let lenMask: u32 = 0;
+    let firstMask: u32 = 0;
     for (let k: u32 = 0; k < pc; k++) {
       const l = <i32>load<u8>(q);
+      lenMask |= 1 << (l >= 31 ? 31 : <u32>l);
+      if (l > 0) firstMask |= 1 << (<u32>load<u8>(q + 1) & 31);
       const e = paramBase + <usize>pi * 12;
       store<u32>(e, <u32>(q + 1));
       store<u32>(e + 4, <u32>l);
@@ -218,6 +248,8 @@ export function loadRules(ptr: usize, len: usize, scratch: usize): i32 {
       q += 1 + <usize>l;
       pi++;
     }
+    store<u32>(ruleLenMask + (<usize>r << 2), lenMask);
+    store<u32>(ruleFirstMask + (<usize>r << 2), firstMask);
     const last = load<i32>(lastOfKind + (<usize>kind << 2));
     if (last < 0) store<i32>(kindFirst + (<usize>kind << 2), r);
     else store<i32>(ruleNext + (<usize>last << 2), r);

@@ -11,6 +11,9 @@ import { arenaAlloc } from './mem';
 import { spansBegin, spansEnd, spanCount, spanStart, spanEnd, sortSpans } from './spans';
 import { scanXss } from './html';
 import { scanSql } from './sql';
+import { scanLiterals } from './literals';
+import { classify } from './classes';
+import { K_SQL_PHRASE } from './rules';
 
 export const F_XSS = 1;
 export const F_SQL = 2;
@@ -100,13 +103,14 @@ function step(p: usize, n: i32, flags: u32): void {
   let len = outLen;
   if (flags & F_XSS) {
     spansBegin(MAX_SPANS);
-    scanXss(cur, len);
+    scanXss(cur, len, classify(cur, len));
     spansEnd();
     if (spanCount() > 0) { applySpans(cur, len, false); cur = resPtr; len = resLen; }
   }
   if (flags & F_SQL) {
     spansBegin(MAX_SPANS);
-    scanSql(cur, len);
+    scanSql(cur, len, classify(cur, len));
+    scanLiterals(cur, len, K_SQL_PHRASE);
     spansEnd();
     if (spanCount() > 0) { applySpans(cur, len, true); cur = resPtr; len = resLen; }
   }

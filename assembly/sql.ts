@@ -6,12 +6,13 @@
 // apostrophes or keywords ("O'Brien", "please select a drop date", "-- thanks") lexes into
 // sequences no judge accepts.
 
-import { at, lower, isAlpha, isDigit, isSpace, isWord, isHex, hashLower } from './text';
+import { at, lower, isAlpha, isDigit, isSpace, isWord, isHex, hashLower, cls } from './text';
 import {
   K_SQL_TAUTOLOGY, K_SQL_UNION, K_SQL_STACKED, K_SQL_CALL, K_SQL_PHRASE, K_SQL_COMMENT, K_SQL_CLAUSE,
-  firstRule, nextRule, ruleEnabled, paramIndex, paramCount, paramPtr, paramLen, ruleWithWord, enabledRule,
+  firstRule, nextRule, ruleEnabled, paramFind, paramCount, paramPtr, paramLen, ruleWithWord, enabledRule,
 } from './rules';
 import { emit } from './findings';
+import { C_SQ, C_DQ, C_SEMI, C_EQ, C_LP, C_STAR, C_ALPHA } from './classes';
 import { stripMode, addSpan } from './spans';
 import { arenaAlloc, arenaMark, arenaRelease } from './mem';
 
@@ -62,10 +63,15 @@ function push(type: u8, sub: u8, s: i32, e: i32, glued: bool): void {
   ntok++;
 }
 
-/** Lexes txt[0, len). quote != 0: the value starts inside a string delimited by that quote. */
-function lex(quote: u32): void {
+let lexEnd = 0; // where lexing stopped: len when the input ran out
+
+/**
+ * Lexes txt from `from` into at most `maxTok` tokens (a window). quote != 0: the value starts
+ * inside a string delimited by that quote (from is 0 then).
+ */
+function lex(quote: u32, from: i32, maxTok: i32): void {
   ntok = 0;
-  let i = 0;
+  let i = from;
   let glued = false;
   if (quote != 0) {
     // the string the value was pasted into: up to the first unescaped quote
@@ -79,15 +85,32 @@ function lex(quote: u32): void {
       }
       k++;
     }
-    if (k >= len) { push(T_USTR, 0, 0, len, false); return; }
+    if (k >= len) { push(T_USTR, 0, 0, len, false); lexEnd = len; return; }
     push(T_STR, 0, 0, k + 1, false);
     i = k + 1;
     glued = true;
   }
-  while (i < len) {
+  while (i < len && ntok < maxTok) {
     const c = at(txt, i);
-    if (isSpace(c) || c == 0xa0) { i++; glued = false; continue; }
+    const cc = cls(c);
+    if ((cc & 1) != 0) { i++; glued = false; continue; }
     const s = i;
+    if ((cc & 8) != 0 || (c >= 128 && (cc & 2) != 0)) {
+      // a word (letters first; '$' and digits may follow)
+      let k = i + 1;
+      while (k < len) {
+        const d = at(txt, k);
+        if ((cls(d) & 2) != 0) { k++; continue; }
+        if (d == 46 && k + 1 < len && (cls(at(txt, k + 1)) & 6) == 2) { k++; continue; }
+        // SQL Server's db..object
+        if (d == 46 && k + 2 < len && at(txt, k + 1) == 46 && (cls(at(txt, k + 2)) & 6) == 2) { k += 2; continue; }
+        break;
+      }
+      push(T_WORD, 0, s, k, glued);
+      i = k;
+      glued = true;
+      continue;
+    }
     if (c == 39 || c == 34) {
       let k = i + 1;
       while (k < len) {
@@ -182,6 +205,7 @@ function lex(quote: u32): void {
     }
     glued = true;
   }
+  lexEnd = i;
 }
 
 /** Next token index at or after k that is not a comment. */
@@ -376,7 +400,7 @@ function boolExpr(k: i32, strong: bool): bool {
     return false;
   }
   if (t != T_WORD) return false;
-  return paramIndex(r, txt, tStart(k), tEnd(k) - tStart(k), hashLower(txt, tStart(k), tEnd(k) - tStart(k))) >= 0;
+  return paramFind(r, txt, tStart(k), tEnd(k) - tStart(k)) >= 0;
 }
 
 function paramIs(r: i32, w: string): bool {
@@ -441,7 +465,7 @@ function judgeUnion(from: i32, strict: bool): void {
 
 @inline function isBool2(k: i32, r: i32): bool {
   if (tType(k) != T_WORD) return false;
-  return paramIndex(r, txt, tStart(k), tEnd(k) - tStart(k), hashLower(txt, tStart(k), tEnd(k) - tStart(k))) >= 0;
+  return paramFind(r, txt, tStart(k), tEnd(k) - tStart(k)) >= 0;
 }
 
 /** A stored-procedure name: xp_..., sp_..., or a dotted name whose last part is one (master..xp_dirtree). */
@@ -496,7 +520,7 @@ function judgeStacked(from: i32, loose: bool): void {
         if (tType(k) != T_SEMI) continue;
         const m = sig(k + 1);
         if (tType(m) != T_WORD) continue;
-        if (paramIndex(r, txt, tStart(m), tEnd(m) - tStart(m), hashLower(txt, tStart(m), tEnd(m) - tStart(m))) < 0) continue;
+        if (paramFind(r, txt, tStart(m), tEnd(m) - tStart(m)) < 0) continue;
         if (statementShape(m, false)) { hitTok(r, k, m + 1 < ntok ? m + 2 : m + 1); return; }
       }
     }
@@ -513,11 +537,18 @@ function judgeCalls(): void {
         if (tType(k) != T_WORD) continue;
         const s = tStart(k);
         const l = tEnd(k) - s;
-        if (paramIndex(r, txt, s, l, hashLower(txt, s, l)) < 0 && !lastPartIs(r, k)) continue;
-        // EXEC xp_cmdshell 'dir', EXEC master..sp_executesql N'...'
-        if (k > 0 && (wordIs(k - 1, 'exec') || wordIs(k - 1, 'execute'))) { hitTok(r, k - 1, k + 1); break; }
         const lp = sig(k + 1);
-        if (tType(lp) != T_LP) continue;
+        let afterExec = false;
+        if (tType(lp) != T_LP) {
+          if (k == 0 || tType(k - 1) != T_WORD) continue;
+          const pl = tEnd(k - 1) - tStart(k - 1);
+          if (pl != 4 && pl != 7) continue;
+          afterExec = wordIs(k - 1, 'exec') || wordIs(k - 1, 'execute');
+          if (!afterExec) continue;
+        }
+        if (paramFind(r, txt, s, l) < 0 && !lastPartIs(r, k)) continue;
+        // EXEC xp_cmdshell 'dir', EXEC master..sp_executesql N'...'
+        if (afterExec) { hitTok(r, k - 1, k + 1); break; }
         // "Benchmark (2024) results": a name, a space and a parenthesis start prose, not a call,
         // unless SQL comes before it (an operator, a keyword, a comma, a parenthesis)
         if (!tGlued(lp) && (k == 0 || (tType(k - 1) == T_WORD && !isSqlWord(k - 1)))) continue;
@@ -549,44 +580,7 @@ function lastPartIs(r: i32, k: i32): bool {
   if (i == s) return false;
   i++;
   const l = tEnd(k) - i;
-  return l > 0 && paramIndex(r, txt, i, l, hashLower(txt, i, l)) >= 0;
-}
-
-/** Keyword phrases such as "waitfor delay", "into outfile": consecutive words equal to a param's words. */
-function judgePhrases(): void {
-  let r = firstRule(K_SQL_PHRASE);
-  while (r >= 0) {
-    if (ruleEnabled(r)) {
-      const np = paramCount(r);
-      for (let q = 0; q < np; q++) {
-        const w = paramPtr(r, q);
-        const wl = paramLen(r, q);
-        // split the param at spaces; match against consecutive word tokens
-        for (let k = 0; k < ntok; k++) {
-          if (tType(k) != T_WORD) continue;
-          let pos = 0;
-          let m = k;
-          let ok = true;
-          while (pos < wl) {
-            let e = pos;
-            while (e < wl && load<u8>(w + e) != 32) e++;
-            const tl = tEnd(m) - tStart(m);
-            // a one-word param also matches a dotted name it starts: information_schema.tables
-            const prefixOk = pos == 0 && e == wl && tl > e - pos && at(txt, tStart(m) + e - pos) == 46;
-            if (tType(m) != T_WORD || (tl != e - pos && !prefixOk)) { ok = false; break; }
-            for (let j = 0; j < e - pos; j++) {
-              if (lower(at(txt, tStart(m) + j)) != <u32>load<u8>(w + pos + j)) { ok = false; break; }
-            }
-            if (!ok) break;
-            pos = e + 1;
-            m = sig(m + 1);
-          }
-          if (ok) { hitTok(r, k, m); break; }
-        }
-      }
-    }
-    r = nextRule(r);
-  }
+  return l > 0 && paramFind(r, txt, i, l) >= 0;
 }
 
 /** Words that make an adjacent inline comment suspicious (UNION/**‍/SELECT). */
@@ -632,7 +626,7 @@ function statementAfterBreakout(c: i32): bool {
   let r = firstRule(K_SQL_STACKED);
   while (r >= 0) {
     if (ruleEnabled(r) && tType(c) == T_WORD &&
-      paramIndex(r, txt, tStart(c), tEnd(c) - tStart(c), hashLower(txt, tStart(c), tEnd(c) - tStart(c))) >= 0 &&
+      paramFind(r, txt, tStart(c), tEnd(c) - tStart(c)) >= 0 &&
       !wordIs(c, 'set') && statementShape(c, false)) {
       hitTok(r, c, c + 2 <= ntok ? c + 2 : c + 1);
       return true;
@@ -732,9 +726,9 @@ function contextFree(strictUnion: bool): void {
   judgeUnion(0, strictUnion);
   judgeStacked(0, false);
   judgeCalls();
-  judgePhrases();
   judgeComments();
   judgeConstantTautology();
+  // phrases (WAITFOR DELAY, INTO OUTFILE, schema names) are literals: literals.ts
 }
 
 /** Two literal tokens with the same value ('a' and 'a, 1 and 1), quotes aside. */
@@ -776,33 +770,126 @@ function judgeConstantTautology(): void {
   }
 }
 
-/** Runs every SQL rule over text[0, n). */
-export function scanSql(p: usize, n: i32): void {
+const WINDOW = 12; // tokens of an anchored window: 2 before the anchor, the rest after
+const CONTEXT_WINDOW = 64; // tokens judged after a breakout
+
+/** Where the token ending before `pos` starts (white space skipped), bounded; -1 if cut. */
+function tokenBefore(pos: i32): i32 {
+  let j = pos;
+  let guard = 0;
+  while (j > 0 && (cls(at(txt, j - 1)) & 1) != 0 && guard < 32) { j--; guard++; }
+  if (j == 0) return 0;
+  const c = at(txt, j - 1);
+  if ((cls(c) & 2) != 0 || c == 46) {
+    let k = j - 1;
+    guard = 0;
+    while (k > 0 && ((cls(at(txt, k - 1)) & 2) != 0 || at(txt, k - 1) == 46) && guard < 64) { k--; guard++; }
+    if (k > 0 && (cls(at(txt, k - 1)) & 2) != 0) return -1; // a long word: do not cut it
+    return k;
+  }
+  if (c == 39 || c == 34 || c == 96) {
+    let k = j - 2;
+    guard = 0;
+    while (k >= 0 && at(txt, k) != c && guard < 128) { k--; guard++; }
+    return k >= 0 && at(txt, k) == c ? k : -1;
+  }
+  return j - 1;
+}
+
+/** Start of an anchored window: two tokens before the anchor where that is cleanly possible. */
+function windowStart(a: i32): i32 {
+  const b = tokenBefore(a);
+  if (b < 0) return a;
+  if (b == 0) return 0;
+  const c = tokenBefore(b);
+  return c < 0 ? b : c;
+}
+
+/** The value starts the way an injection into a bare or numeric context starts. */
+function startsLikeSql(): bool {
+  let i = 0;
+  while (i < len && (cls(at(txt, i)) & 1) != 0) i++;
+  if (i >= len) return false;
+  const c = at(txt, i);
+  if ((cls(c) & 8) == 0) return c < 128; // a digit, sign, ')', ';', '|', ... (not a letter)
+  let k = i;
+  while (k < len && (cls(at(txt, k)) & 2) != 0) k++;
+  const l = k - i;
+  // first word: a boolean operator, UNION, or a statement keyword
+  if (l == 2 || l == 3) {
+    const a = lower(c);
+    const b = lower(at(txt, i + 1));
+    if ((a == 111 && b == 114) || (a == 97 && b == 110) || (a == 120 && b == 111) || (a == 110 && b == 111)) return true; // or and xor not
+  }
+  if (l == 5 && lower(c) == 117) return true; // union
+  let r = firstRule(K_SQL_STACKED);
+  while (r >= 0) { if (ruleEnabled(r) && paramFind(r, txt, i, l) >= 0) return true; r = nextRule(r); }
+  return false;
+}
+
+@inline function wordAt(i: i32, w: string): bool {
+  const l = w.length;
+  if (i + l > len) return false;
+  if (i > 0 && (cls(at(txt, i - 1)) & 2) != 0) return false;
+  for (let j = 0; j < l; j++) if (lower(at(txt, i + j)) != <u32>w.charCodeAt(j)) return false;
+  return i + l >= len || (cls(at(txt, i + l)) & 2) == 0;
+}
+
+/**
+ * Runs every SQL rule over text[0, n). Nothing is lexed whole: windows of tokens are lexed
+ * where SQL can start. The value's start (when it begins like SQL), the text after its first
+ * quote of each kind (leaving a string), and anchors for the context-free judges: ';' , '=',
+ * '(' , '/*', UNION, EXEC. Windows never re-lex what an earlier window judged, so the work stays
+ * linear in the value.
+ */
+export function scanSql(p: usize, n: i32, mask: u32): void {
   txt = p;
   len = n;
   if (n == 0) return;
   const mark = arenaMark();
-  toks = arenaAlloc(<usize>(n + 2) * TOK);
-  let hasSq = false;
-  let hasDq = false;
-  for (let i = 0; i < n; i++) {
-    const c = at(txt, i);
-    if (c == 39) hasSq = true;
-    else if (c == 34) hasDq = true;
-  }
-  // bare / numeric context
+  toks = arenaAlloc(<usize>(CONTEXT_WINDOW + 8) * TOK);
+  // bare / numeric context at the value start
   ctxQuote = 0;
-  lex(0);
-  contextFree(true);
-  {
-    // numeric context: the value is a number (maybe negative, maybe closing parens) then SQL
+  let covered = 0;
+  if (startsLikeSql()) {
+    lex(0, 0, CONTEXT_WINDOW);
+    contextFree(true);
     let k = 0;
     if (tType(k) == T_OP && tSub(k) == O_ARITH) k++;
     if (tType(k) == T_NUM) judgeBreakout(k + 1, true, false);
     else if (tType(k) == T_RP || tType(k) == T_SEMI) judgeBreakout(k, true, false);
     else judgeBreakout(0, false, false); // implied left operand: "OR 1=1", "AND true", "|| pg_sleep(5)"
+    covered = lexEnd >= len ? len : (ntok > 4 ? tStart(ntok - 4) : lexEnd);
   }
-  if (hasSq) { ctxQuote = 39; lex(39); if (tType(0) == T_STR) { judgeBreakout(1, true, true); judgeUnion(1, false); contextFree(false); } }
-  if (hasDq) { ctxQuote = 34; lex(34); if (tType(0) == T_STR) { judgeBreakout(1, true, true); judgeUnion(1, false); contextFree(false); } }
+  // quote contexts: the text after the first quote of each kind
+  if ((mask & C_SQ) != 0) {
+    ctxQuote = 39;
+    lex(39, 0, CONTEXT_WINDOW);
+    if (tType(0) == T_STR) { judgeBreakout(1, true, true); judgeUnion(1, false); contextFree(false); }
+  }
+  if ((mask & C_DQ) != 0) {
+    ctxQuote = 34;
+    lex(34, 0, CONTEXT_WINDOW);
+    if (tType(0) == T_STR) { judgeBreakout(1, true, true); judgeUnion(1, false); contextFree(false); }
+  }
+  // anchored windows for the context-free judges
+  ctxQuote = 0;
+  const anchors = (mask & (C_SEMI | C_EQ | C_LP | C_STAR)) != 0 || (mask & C_ALPHA) != 0;
+  if (anchors) {
+    for (let i = covered; i < n; i++) {
+      const c = at(txt, i);
+      let hit = false;
+      if (c == 59 || c == 61 || c == 40) hit = true;
+      else if (c == 47) hit = i + 1 < n && at(txt, i + 1) == 42;
+      else if ((c | 32) == 117) hit = wordAt(i, 'union');
+      else if ((c | 32) == 101) hit = wordAt(i, 'exec') || wordAt(i, 'execute');
+      if (!hit || i < covered) continue;
+      const s = windowStart(i);
+      lex(0, s < covered ? covered : s, WINDOW);
+      contextFree(true);
+      covered = lexEnd >= len ? len : (ntok > 4 ? tStart(ntok - 4) : lexEnd);
+      if (covered <= i) covered = i + 1;
+    }
+  }
   arenaRelease(mark);
 }

@@ -64,3 +64,36 @@ export function hashBytes(p: usize, len: i32): u32 {
   }
   return h;
 }
+
+// ASCII class table for the lexers: bit 0 space, bit 1 word character (letters, digits, _ and $),
+// bit 2 digit, bit 3 letter; and the folded character for literal matching ('\\' as '/').
+const CLS = memory.data(128);
+const FOLD = memory.data(128);
+let clsReady = false;
+
+function buildCls(): void {
+  for (let c: u32 = 0; c < 128; c++) {
+    let m: u8 = 0;
+    if (c == 32 || (c >= 9 && c <= 13)) m |= 1;
+    if ((c | 32) - 97 < 26) m |= 2 | 8;
+    if (c - 48 < 10) m |= 2 | 4;
+    if (c == 95 || c == 36) m |= 2;
+    store<u8>(CLS + c, m);
+    store<u8>(FOLD + c, <u8>(c == 92 ? 47 : (c - 65 < 26 ? c | 32 : c)));
+  }
+  clsReady = true;
+}
+
+export function initText(): void {
+  if (!clsReady) buildCls();
+}
+
+/** Lexer class bits of a unit; non-ASCII counts as a word character, U+00A0 as space. */
+@inline export function cls(c: u32): u32 {
+  return c < 128 ? <u32>load<u8>(CLS + c) : (c == 0xa0 ? 1 : 2);
+}
+
+/** Folded unit for literal matching: ASCII lower case, '\\' as '/', non-ASCII as 127. */
+@inline export function foldUnit(c: u32): u32 {
+  return c < 128 ? <u32>load<u8>(FOLD + c) : 127;
+}

@@ -1,0 +1,103 @@
+// One pass per value computes which character classes occur; every detector is skipped when
+// the characters it needs are absent, and the pipeline is skipped when nothing can decode or
+// normalize. The answer can only be "no" (skip) or "maybe" (run the detector): never a miss.
+
+export const C_LT: u32 = 1 << 0; // <
+export const C_GT: u32 = 1 << 1; // >
+export const C_SQ: u32 = 1 << 2; // '
+export const C_DQ: u32 = 1 << 3; // "
+export const C_BQ: u32 = 1 << 4; // `
+export const C_LP: u32 = 1 << 5; // (
+export const C_COLON: u32 = 1 << 6; // :
+export const C_DOT: u32 = 1 << 7; // .
+export const C_SLASH: u32 = 1 << 8; // /
+export const C_BSLASH: u32 = 1 << 9; // \
+export const C_PCT: u32 = 1 << 10; // %
+export const C_AMP: u32 = 1 << 11; // &
+export const C_SEMI: u32 = 1 << 12; // ;
+export const C_EQ: u32 = 1 << 13; // =
+export const C_HASH: u32 = 1 << 14; // #
+export const C_DASH: u32 = 1 << 15; // -
+export const C_STAR: u32 = 1 << 16; // *
+export const C_PIPE: u32 = 1 << 17; // |
+export const C_AT: u32 = 1 << 18; // @
+export const C_DIGIT: u32 = 1 << 19;
+export const C_ALPHA: u32 = 1 << 20;
+export const C_PLUS: u32 = 1 << 21; // +
+export const C_LBRACK: u32 = 1 << 22; // [
+export const C_NUL: u32 = 1 << 23; // U+0000
+export const C_NONASCII: u32 = 1 << 24;
+export const C_RP: u32 = 1 << 25; // )
+export const C_BANG: u32 = 1 << 26; // !
+export const C_CTRL: u32 = 1 << 27; // other C0 controls
+
+const TABLE = memory.data(128 * 4);
+let ready = false;
+
+function build(): void {
+  for (let c = 0; c < 128; c++) {
+    let m: u32 = 0;
+    if (c == 60) m = C_LT;
+    else if (c == 62) m = C_GT;
+    else if (c == 39) m = C_SQ;
+    else if (c == 34) m = C_DQ;
+    else if (c == 96) m = C_BQ;
+    else if (c == 40) m = C_LP;
+    else if (c == 41) m = C_RP;
+    else if (c == 58) m = C_COLON;
+    else if (c == 46) m = C_DOT;
+    else if (c == 47) m = C_SLASH;
+    else if (c == 92) m = C_BSLASH;
+    else if (c == 37) m = C_PCT;
+    else if (c == 38) m = C_AMP;
+    else if (c == 59) m = C_SEMI;
+    else if (c == 61) m = C_EQ;
+    else if (c == 35) m = C_HASH;
+    else if (c == 45) m = C_DASH;
+    else if (c == 42) m = C_STAR;
+    else if (c == 124) m = C_PIPE;
+    else if (c == 64) m = C_AT;
+    else if (c == 43) m = C_PLUS;
+    else if (c == 91) m = C_LBRACK;
+    else if (c == 33) m = C_BANG;
+    else if (c >= 48 && c <= 57) m = C_DIGIT;
+    else if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) m = C_ALPHA;
+    else if (c == 0) m = C_NUL;
+    else if (c < 32 && c != 9 && c != 10 && c != 13) m = C_CTRL;
+    store<u32>(TABLE + (<usize>c << 2), m);
+  }
+  ready = true;
+}
+
+/** The classes present in p[0, n). */
+export function classify(p: usize, n: i32): u32 {
+  if (!ready) build();
+  let m: u32 = 0;
+  const end = p + (<usize>n << 1);
+  let q = p;
+  // four units at a time: one u64 load, four table lookups
+  while (q + 8 <= end) {
+    const w = load<u64>(q);
+    const a = <u32>(w & 0xffff);
+    const b = <u32>((w >> 16) & 0xffff);
+    const c = <u32>((w >> 32) & 0xffff);
+    const d = <u32>(w >> 48);
+    if ((a | b | c | d) >= 128) {
+      m |= C_NONASCII;
+      m |= a < 128 ? load<u32>(TABLE + (<usize>a << 2)) : 0;
+      m |= b < 128 ? load<u32>(TABLE + (<usize>b << 2)) : 0;
+      m |= c < 128 ? load<u32>(TABLE + (<usize>c << 2)) : 0;
+      m |= d < 128 ? load<u32>(TABLE + (<usize>d << 2)) : 0;
+    } else {
+      m |= load<u32>(TABLE + (<usize>a << 2)) | load<u32>(TABLE + (<usize>b << 2)) |
+        load<u32>(TABLE + (<usize>c << 2)) | load<u32>(TABLE + (<usize>d << 2));
+    }
+    q += 8;
+  }
+  while (q < end) {
+    const a = <u32>load<u16>(q);
+    m |= a < 128 ? load<u32>(TABLE + (<usize>a << 2)) : C_NONASCII;
+    q += 2;
+  }
+  return m;
+}

@@ -1,0 +1,222 @@
+// One pass finds every literal parameter of the literal-matching rule kinds (substring, js-call,
+// path-wrapper, path-file, sql-phrase) with a filter on three-character windows: a bitmap of
+// the windows that start any literal, and per window a list of (rule, param) to verify. The
+// verification applies each kind's boundary rules. Cost per character: one hash and one bit test.
+
+import { at, lower, isAlnum, isSpace, foldUnit, initText } from './text';
+import {
+  K_SUBSTRING, K_JS_CALL, K_PATH_WRAPPER, K_PATH_FILE, K_SQL_PHRASE, firstRule, nextRule, ruleEnabled,
+  paramCount, paramPtr, paramLen,
+} from './rules';
+import { emit } from './findings';
+import { stripMode, addSpan } from './spans';
+import { arenaAlloc } from './mem';
+
+let bitmap: usize = 0; // 65536 bits
+let heads: usize = 0; // 65536 x i32, -1 = none
+let entries: usize = 0; // {i32 rule, i32 param, i32 next}
+let entryCount = 0;
+
+// '\' folds to '/', so path literals match either separator.
+@inline function fold(c: u32): u32 {
+  return foldUnit(c);
+}
+
+@inline function hash3(a: u32, b: u32, c: u32): u32 {
+  return ((a << 9) ^ (b << 4) ^ c ^ (a >> 7)) & 0xffff;
+}
+
+function registered(kind: i32): bool {
+  return kind == K_SUBSTRING || kind == K_JS_CALL || kind == K_PATH_WRAPPER || kind == K_PATH_FILE || kind == K_SQL_PHRASE;
+}
+
+/** Builds the tables for every literal of the loaded rules (disabled ones too: enabling is a flag). */
+export function buildLiterals(): void {
+  initText();
+  let total = 0;
+  for (let kind = 0; kind < 64; kind++) {
+    if (!registered(kind)) continue;
+    let r = firstRule(kind);
+    while (r >= 0) { total += paramCount(r); r = nextRule(r); }
+  }
+  bitmap = arenaAlloc(8192);
+  memory.fill(bitmap, 0, 8192);
+  heads = arenaAlloc(65536 * 4);
+  memory.fill(heads, 0xff, 65536 * 4);
+  entries = arenaAlloc(<usize>(total + 1) * 12);
+  entryCount = 0;
+  for (let kind = 0; kind < 64; kind++) {
+    if (!registered(kind)) continue;
+    let r = firstRule(kind);
+    while (r >= 0) {
+      const np = paramCount(r);
+      for (let k = 0; k < np; k++) {
+        const w = paramPtr(r, k);
+        const wl = paramLen(r, k);
+        if (wl < 3 || load<u8>(w) == 94) continue; // anchored (^) path params are checked at the value start
+        const h = hash3(fold(load<u8>(w)), fold(load<u8>(w + 1)), fold(load<u8>(w + 2)));
+        store<u8>(bitmap + (h >> 3), load<u8>(bitmap + (h >> 3)) | <u8>(<u32>1 << (h & 7)));
+        const e = entries + <usize>entryCount * 12;
+        store<i32>(e, r);
+        store<i32>(e + 4, k);
+        store<i32>(e + 8, load<i32>(heads + (<usize>h << 2)));
+        store<i32>(heads + (<usize>h << 2), entryCount);
+        entryCount++;
+      }
+      r = nextRule(r);
+    }
+  }
+}
+
+let txt: usize = 0;
+let len = 0;
+/** Set by scanLiterals: the value holds "0x" (hex-literal bytes the path view maps). */
+export let sawHexByte = false;
+
+@inline function isIdent(c: u32): bool {
+  return isAlnum(c) || c == 95 || c == 36;
+}
+
+@inline function isSep(c: u32): bool {
+  return c == 47 || c == 92;
+}
+
+/** Param w[0, wl) at text i, case-insensitive, '/' matching either separator. */
+function same(w: usize, wl: i32, i: i32): bool {
+  if (i + wl > len) return false;
+  for (let j = 0; j < wl; j++) {
+    const pc = <u32>load<u8>(w + j);
+    const c = lower(at(txt, i + j));
+    if (pc == 47) { if (!isSep(c)) return false; }
+    else if (pc != c) return false;
+  }
+  return true;
+}
+
+/** `name(` at i */
+function callAt(i: i32, name: string): bool {
+  const l = name.length;
+  if (i + l >= len) return false;
+  for (let j = 0; j < l; j++) if (lower(at(txt, i + j)) != <u32>name.charCodeAt(j)) return false;
+  return at(txt, i + l) == 40;
+}
+
+// End of the last verified match.
+let matchEnd = 0;
+
+/** SQL phrase: its words in order, separated by white space or /* comments *\/. */
+function phraseAt(w: usize, wl: i32, i: i32): bool {
+  let q = 0;
+  let t = i;
+  while (q < wl) {
+    const pc = <u32>load<u8>(w + q);
+    if (pc == 32) {
+      // at least one separator in the text
+      const t0 = t;
+      let guard = 0;
+      while (t < len && guard < 512) {
+        const c = at(txt, t);
+        if (isSpace(c) || c == 43) { t++; guard++; continue; }
+        if (c == 47 && t + 1 < len && at(txt, t + 1) == 42) {
+          t += 2;
+          while (t + 1 < len && !(at(txt, t) == 42 && at(txt, t + 1) == 47) && guard < 512) { t++; guard++; }
+          t += 2;
+          continue;
+        }
+        break;
+      }
+      if (t == t0 || t > len) return false;
+      q++;
+      continue;
+    }
+    if (t >= len || lower(at(txt, t)) != pc) return false;
+    q++;
+    t++;
+  }
+  if (t < len && isIdent(at(txt, t)) && isIdent(<u32>load<u8>(w + wl - 1))) return false;
+  matchEnd = t;
+  return true;
+}
+
+function verify(r: i32, k: i32, i: i32): bool {
+  const w = paramPtr(r, k);
+  const wl = paramLen(r, k);
+  const kind = kindOf(r);
+  const prev: u32 = i > 0 ? at(txt, i - 1) : 32;
+  const first = <u32>load<u8>(w);
+  if (kind == K_SQL_PHRASE) {
+    if (isIdent(prev) || prev == 46) return false;
+    if (!phraseAt(w, wl, i)) return false;
+    if (stripMode) addSpan(i, matchEnd);
+    else emit(r, i, matchEnd);
+    return true;
+  }
+  if (!same(w, wl, i)) return false;
+  const e = i + wl;
+  const last = <u32>load<u8>(w + wl - 1);
+  if (kind == K_SUBSTRING) {
+    emit(r, i, e);
+    return true;
+  }
+  if (kind == K_PATH_WRAPPER) {
+    if (isAlnum(prev)) return false;
+    emit(r, i, e);
+    return true;
+  }
+  if (kind == K_PATH_FILE) {
+    if (i > 0 && !isSep(prev)) return false;
+    if (e < len && last != 47 && isAlnum(at(txt, e))) return false; // "etc/passwords"
+    emit(r, i, e);
+    return true;
+  }
+  // K_JS_CALL
+  if (isAlnum(first) && isIdent(prev)) return false;
+  if (e < len && isAlnum(last) && isIdent(at(txt, e))) return false;
+  let dotted = false;
+  for (let j = 1; j < wl; j++) {
+    const pc = <u32>load<u8>(w + j);
+    if (pc == 46 || pc == 91 || pc == 61) { dotted = true; break; }
+  }
+  if (!dotted) {
+    if (e >= len) return false;
+    const d = at(txt, e);
+    if (!(d == 40 || d == 96 || (d == 63 && e + 2 < len && at(txt, e + 1) == 46 && at(txt, e + 2) == 40) ||
+      (d == 46 && (callAt(e + 1, 'call') || callAt(e + 1, 'apply') || callAt(e + 1, 'bind'))))) return false;
+  }
+  emit(r, i, e + 1 <= len ? e + 1 : len);
+  return true;
+}
+
+// kind of each rule, cached from the rule table for the verifier
+import { ruleKindOf } from './rules';
+@inline function kindOf(r: i32): i32 {
+  return ruleKindOf(r);
+}
+
+/** Every literal rule over p[0, n); `onlyKind` >= 0 limits it to one kind (the sanitizer's SQL phrases). */
+export function scanLiterals(p: usize, n: i32, onlyKind: i32): void {
+  sawHexByte = false;
+  if (n < 3) return;
+  txt = p;
+  len = n;
+  let a = fold(at(p, 0));
+  let b = fold(at(p, 1));
+  let hex = false;
+  for (let i = 0; i + 2 < n; i++) {
+    const c = fold(at(p, i + 2));
+    hex = hex || (a == 48 && b == 120);
+    const h = hash3(a, b, c);
+    if ((load<u8>(bitmap + (h >> 3)) & (1 << (h & 7))) != 0) {
+      let e = load<i32>(heads + (<usize>h << 2));
+      while (e >= 0) {
+        const ep = entries + <usize>e * 12;
+        const r = load<i32>(ep);
+        if (ruleEnabled(r) && (onlyKind < 0 || kindOf(r) == onlyKind)) verify(r, load<i32>(ep + 4), i);
+        e = load<i32>(ep + 8);
+      }
+    }
+    a = b;
+    b = c;
+  }
+  sawHexByte = hex;
+}
