@@ -3,7 +3,7 @@
 // left-to-right scan. Tolerant by construction: anything malformed is kept literally.
 // Output is never longer than the input.
 
-import { at, isHex, hexVal, isDigit } from './text';
+import { at, isHex, hexVal, isDigit, find2 } from './text';
 import { matchEntity } from './tables/entities';
 
 export let decodeChanged = false;
@@ -223,6 +223,8 @@ export function decodeOnce(src: usize, n: i32, dst: usize): i32 {
 /** True when decodeOnce would change something: used for the excess-encoding finding. */
 export function hasDecodable(src: usize, n: i32): bool {
   for (let i = 0; i < n; i++) {
+    i = find2(src, i, n, 37, 38);
+    if (i >= n) return false;
     const c = at(src, i);
     if (c == 37) {
       if (pctByte(src, i, n) >= 0 || lenientSlash(src, i, n) >= 0) return true;

@@ -87,7 +87,12 @@ export function emit(r: i32, start: i32, end: i32): void {
   let cps = 0;
   while (start + units < end && cps < MATCH_CP) {
     const c = load<u16>(curText + ((<usize>(start + units)) << 1));
-    units += (c >= 0xd800 && c < 0xdc00 && start + units + 1 < end) ? 2 : 1;
+    let w = 1;
+    if (c >= 0xd800 && c < 0xdc00 && start + units + 1 < end) {
+      const d = load<u16>(curText + ((<usize>(start + units + 1)) << 1));
+      if (d >= 0xdc00 && d < 0xe000) w = 2;
+    }
+    units += w;
     cps++;
   }
   const sp = strings + <usize>count * (MATCH_CP * 4);

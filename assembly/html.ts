@@ -4,7 +4,7 @@
 // never raw substrings of the whole value. Linear: every construct is consumed once, and the
 // one rescan (of a construct left open at the end of input) happens at most once per value.
 
-import { at, lower, isAlpha, isAlnum, isSpace, hashLower } from './text';
+import { at, lower, isAlpha, isAlnum, isSpace, hashLower, find1, find4 } from './text';
 import {
   K_HTML_TAG, K_HTML_EVENT_ATTR, K_HTML_ATTR_NAME, K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR,
   K_ATTR_BREAKOUT, K_JS_BREAKOUT, firstRule, nextRule, ruleEnabled, paramIndex, paramCount,
@@ -318,8 +318,7 @@ function endTag(lt: i32, ns: i32): i32 {
 function scanTags(from: i32): void {
   let i = from;
   while (i < len) {
-    // find next '<'
-    while (i < len && at(txt, i) != 60) i++;
+    i = find1(txt, i, len, 60); // next '<'
     if (i + 1 >= len) return;
     const c = at(txt, i + 1);
     if (isAlpha(c)) {
@@ -331,9 +330,13 @@ function scanTags(from: i32): void {
       let k = i + 2;
       if (k + 1 < len && at(txt, k) == 45 && at(txt, k + 1) == 45) {
         k += 2;
-        while (k + 2 < len && !(at(txt, k) == 45 && at(txt, k + 1) == 45 && at(txt, k + 2) == 62)) k++;
+        // browsers close "<!-->" and "<!--->" at once, and accept "--!>" as an end
+        if (k < len && at(txt, k) == 62) { i = k + 1; continue; }
+        if (k + 1 < len && at(txt, k) == 45 && at(txt, k + 1) == 62) { i = k + 2; continue; }
+        while (k + 2 < len && !(at(txt, k) == 45 && at(txt, k + 1) == 45 && (at(txt, k + 2) == 62 ||
+          (at(txt, k + 2) == 33 && k + 3 < len && at(txt, k + 3) == 62)))) k++;
         if (k + 2 >= len) { if (swallowedAt < 0) swallowedAt = i + 4; return; }
-        i = k + 3;
+        i = at(txt, k + 2) == 62 ? k + 3 : k + 4;
       } else {
         while (k < len && at(txt, k) != 62) k++;
         if (k >= len) { if (swallowedAt < 0) swallowedAt = i + 2; return; }
@@ -355,7 +358,7 @@ function scanTags(from: i32): void {
 function scanNested(): void {
   let i = 0;
   while (i < len) {
-    while (i < len && at(txt, i) != 60) i++;
+    i = find1(txt, i, len, 60);
     if (i + 1 >= len) return;
     let ns = i + 1;
     const end = at(txt, ns) == 47;
@@ -412,8 +415,8 @@ function scanBreakouts(): void {
   const rJs = kindActive(K_JS_BREAKOUT);
   if (rAttr < 0 && !rJs) return;
   for (let i = 0; i < len; i++) {
-    const c = at(txt, i);
-    if (c != 34 && c != 39 && c != 96) continue;
+    i = find4(txt, i, len, 34, 39, 96, 96);
+    if (i >= len) return;
     let j = i + 1;
     if (rAttr >= 0) {
       while (j < len && (isSpace(at(txt, j)) || at(txt, j) == 47)) j++;
@@ -449,6 +452,43 @@ function scanBreakouts(): void {
   }
 }
 
+/** JavaScript keywords that take an operand: "void x", "new X", "throw x" run. */
+function jsKeyword(s: i32, e: i32): bool {
+  const l = e - s;
+  if (l < 2 || l > 10) return false;
+  const k = lower(at(txt, s));
+  if (k != 118 && k != 110 && k != 116 && k != 100 && k != 97 && k != 121 && k != 114 && k != 99 && k != 105 && k != 111 && k != 108 && k != 101 && k != 102 && k != 115 && k != 119) return false;
+  return wordEq(s, l, 'void') || wordEq(s, l, 'new') || wordEq(s, l, 'typeof') || wordEq(s, l, 'throw') || wordEq(s, l, 'delete') ||
+    wordEq(s, l, 'await') || wordEq(s, l, 'yield') || wordEq(s, l, 'return') || wordEq(s, l, 'case') || wordEq(s, l, 'do') ||
+    wordEq(s, l, 'in') || wordEq(s, l, 'instanceof') || wordEq(s, l, 'of') || wordEq(s, l, 'let') || wordEq(s, l, 'var') ||
+    wordEq(s, l, 'const') || wordEq(s, l, 'else') || wordEq(s, l, 'function') || wordEq(s, l, 'async') || wordEq(s, l, 'static') ||
+    wordEq(s, l, 'with') || wordEq(s, l, 'if') || wordEq(s, l, 'for') || wordEq(s, l, 'while') || wordEq(s, l, 'try') || wordEq(s, l, 'class');
+}
+
+function wordEq(s: i32, l: i32, w: string): bool {
+  if (l != w.length) return false;
+  for (let j = 0; j < l; j++) if (lower(at(txt, s + j)) != <u32>w.charCodeAt(j)) return false;
+  return true;
+}
+
+/**
+ * What follows a bare script scheme cannot run: a space, a word that is not a JavaScript
+ * keyword, spaces (no line break), and a second word, which is a syntax error in JavaScript
+ * ("JavaScript: The Good Parts"). Anything else, even one identifier ("javascript: name" renders
+ * window.name), is treated as code.
+ */
+function proseAfterScheme(): bool {
+  let i = schemeEnd;
+  if (i >= len || !(at(txt, i) == 32 || at(txt, i) == 9)) return false;
+  while (i < len && (at(txt, i) == 32 || at(txt, i) == 9)) i++;
+  const s = i;
+  while (i < len && isAlpha(at(txt, i))) i++;
+  if (i == s || jsKeyword(s, i)) return false;
+  if (i >= len || !(at(txt, i) == 32 || at(txt, i) == 9)) return false;
+  while (i < len && (at(txt, i) == 32 || at(txt, i) == 9)) i++;
+  return i < len && isAlpha(at(txt, i));
+}
+
 /**
  * A javascript:-like scheme where a URL can start outside any tag: at the value start or after
  * = ( or a quote. Anchored on ':' and read backwards to where the scheme starts.
@@ -457,7 +497,7 @@ function scanBareSchemes(): void {
   if (!kindActive(K_URL_SCHEME)) return;
   let i = 0;
   while (i < len) {
-    while (i < len && at(txt, i) != 58) i++;
+    i = find1(txt, i, len, 58);
     if (i >= len) return;
     // back over scheme characters, tabs/newlines and literal escapes (bounded)
     let s = i;
@@ -477,17 +517,12 @@ function scanBareSchemes(): void {
         }
       }
       if (!readScheme(st, len) || schemeEnd != i + 1) continue;
-      const r = schemeRule();
+      let r = schemeRule();
+      if (r < 0) r = dataRule(len);
       if (r < 0) continue;
-      // "JavaScript: The Good Parts" is prose; code follows the colon without a space or uses ( ` =
-      let code = schemeEnd < len && !isSpace(at(txt, schemeEnd));
-      if (!code) {
-        for (let k = schemeEnd; k < len; k++) {
-          const d = at(txt, k);
-          if (d == 40 || d == 96 || d == 61) { code = true; break; }
-        }
-      }
-      if (code) { hit(r, st, stripMode ? schemeEnd : (len < schemeEnd + 40 ? len : schemeEnd + 40)); return; }
+      if (proseAfterScheme()) break;
+      hit(r, st, stripMode ? schemeEnd : (len < schemeEnd + 40 ? len : schemeEnd + 40));
+      return;
       break;
     }
     i++;

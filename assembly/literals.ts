@@ -5,8 +5,8 @@
 
 import { at, lower, isAlnum, isSpace, foldUnit, initText } from './text';
 import {
-  K_SUBSTRING, K_JS_CALL, K_PATH_WRAPPER, K_PATH_FILE, K_SQL_PHRASE, firstRule, nextRule, ruleEnabled,
-  paramCount, paramPtr, paramLen,
+  K_SUBSTRING, K_JS_CALL, K_PATH_WRAPPER, K_PATH_FILE, K_SQL_PHRASE, K_SQL_UNION, K_SQL_CALL, firstRule, nextRule,
+  ruleEnabled, paramCount, paramPtr, paramLen,
 } from './rules';
 import { emit } from './findings';
 import { stripMode, addSpan } from './spans';
@@ -27,8 +27,15 @@ let entryCount = 0;
 }
 
 function registered(kind: i32): bool {
-  return kind == K_SUBSTRING || kind == K_JS_CALL || kind == K_PATH_WRAPPER || kind == K_PATH_FILE || kind == K_SQL_PHRASE;
+  return kind == K_SUBSTRING || kind == K_JS_CALL || kind == K_PATH_WRAPPER || kind == K_PATH_FILE || kind == K_SQL_PHRASE ||
+    kind == K_SQL_UNION || kind == K_SQL_CALL;
 }
+
+// Positions of UNION and of listed SQL function names: anchors where sql.ts lexes a window.
+export const MAX_SQL_ANCHORS = 64;
+export const sqlAnchors = memory.data(MAX_SQL_ANCHORS * 4);
+export let sqlAnchorCount = 0;
+export let sqlAnchorsOverflow = false;
 
 /** Builds the tables for every literal of the loaded rules (disabled ones too: enabling is a flag). */
 export function buildLiterals(): void {
@@ -144,6 +151,16 @@ function verify(r: i32, k: i32, i: i32): bool {
   const kind = kindOf(r);
   const prev: u32 = i > 0 ? at(txt, i - 1) : 32;
   const first = <u32>load<u8>(w);
+  if (kind == K_SQL_UNION || kind == K_SQL_CALL) {
+    // a word (or the last part of a dotted name): note it for the SQL judges
+    if (isIdent(prev) || !same(w, wl, i)) return false;
+    if (i + wl < len && isIdent(at(txt, i + wl))) return false;
+    if (sqlAnchorCount > 0 && load<i32>(sqlAnchors + (<usize>(sqlAnchorCount - 1) << 2)) == i) return false;
+    if (sqlAnchorCount >= MAX_SQL_ANCHORS) { sqlAnchorsOverflow = true; return false; }
+    store<i32>(sqlAnchors + (<usize>sqlAnchorCount << 2), i);
+    sqlAnchorCount++;
+    return false;
+  }
   if (kind == K_SQL_PHRASE) {
     if (isIdent(prev) || prev == 46) return false;
     if (!phraseAt(w, wl, i)) return false;
@@ -196,6 +213,8 @@ import { ruleKindOf } from './rules';
 /** Every literal rule over p[0, n); `onlyKind` >= 0 limits it to one kind (the sanitizer's SQL phrases). */
 export function scanLiterals(p: usize, n: i32, onlyKind: i32): void {
   sawHexByte = false;
+  sqlAnchorCount = 0;
+  sqlAnchorsOverflow = false;
   if (n < 3) return;
   txt = p;
   len = n;
@@ -211,7 +230,8 @@ export function scanLiterals(p: usize, n: i32, onlyKind: i32): void {
       while (e >= 0) {
         const ep = entries + <usize>e * 12;
         const r = load<i32>(ep);
-        if (ruleEnabled(r) && (onlyKind < 0 || kindOf(r) == onlyKind)) verify(r, load<i32>(ep + 4), i);
+        const kd = kindOf(r);
+        if (ruleEnabled(r) && (onlyKind < 0 || kd == onlyKind || kd == K_SQL_UNION || kd == K_SQL_CALL)) verify(r, load<i32>(ep + 4), i);
         e = load<i32>(ep + 8);
       }
     }

@@ -109,8 +109,8 @@ function step(p: usize, n: i32, flags: u32): void {
   }
   if (flags & F_SQL) {
     spansBegin(MAX_SPANS);
+    scanLiterals(cur, len, K_SQL_PHRASE); // phrases as spans; notes UNION and call names for scanSql
     scanSql(cur, len, classify(cur, len));
-    scanLiterals(cur, len, K_SQL_PHRASE);
     spansEnd();
     if (spanCount() > 0) { applySpans(cur, len, true); cur = resPtr; len = resLen; }
   }

@@ -6,13 +6,14 @@
 // apostrophes or keywords ("O'Brien", "please select a drop date", "-- thanks") lexes into
 // sequences no judge accepts.
 
-import { at, lower, isAlpha, isDigit, isSpace, isWord, isHex, hashLower, cls } from './text';
+import { at, lower, isAlpha, isDigit, isSpace, isWord, isHex, hashLower, cls, find4 } from './text';
+import { sqlAnchors, sqlAnchorCount, sqlAnchorsOverflow } from './literals';
 import {
   K_SQL_TAUTOLOGY, K_SQL_UNION, K_SQL_STACKED, K_SQL_CALL, K_SQL_PHRASE, K_SQL_COMMENT, K_SQL_CLAUSE,
   firstRule, nextRule, ruleEnabled, paramFind, paramCount, paramPtr, paramLen, ruleWithWord, enabledRule,
 } from './rules';
 import { emit } from './findings';
-import { C_SQ, C_DQ, C_SEMI, C_EQ, C_LP, C_STAR, C_ALPHA } from './classes';
+import { C_SQ, C_DQ, C_SEMI, C_EQ, C_LP, C_SLASH } from './classes';
 import { stripMode, addSpan } from './spans';
 import { arenaAlloc, arenaMark, arenaRelease } from './mem';
 
@@ -872,24 +873,33 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
     lex(34, 0, CONTEXT_WINDOW);
     if (tType(0) == T_STR) { judgeBreakout(1, true, true); judgeUnion(1, false); contextFree(false); }
   }
-  // anchored windows for the context-free judges
+  // anchored windows for the context-free judges: ';' '=' '(' '/*' (found eight units at a time)
+  // merged in order with the UNION and function-name positions the literal pass noted
   ctxQuote = 0;
-  const anchors = (mask & (C_SEMI | C_EQ | C_LP | C_STAR)) != 0 || (mask & C_ALPHA) != 0;
-  if (anchors) {
-    for (let i = covered; i < n; i++) {
-      const c = at(txt, i);
-      let hit = false;
-      if (c == 59 || c == 61 || c == 40) hit = true;
-      else if (c == 47) hit = i + 1 < n && at(txt, i + 1) == 42;
-      else if ((c | 32) == 117) hit = wordAt(i, 'union');
-      else if ((c | 32) == 101) hit = wordAt(i, 'exec') || wordAt(i, 'execute');
-      if (!hit || i < covered) continue;
-      const s = windowStart(i);
+  let w = 0; // next word anchor
+  const words = sqlAnchorsOverflow ? -1 : sqlAnchorCount;
+  let i = covered;
+  while (true) {
+    let a = (mask & (C_SEMI | C_EQ | C_LP | C_SLASH)) != 0 ? find4(txt, i, n, 59, 61, 40, 47) : n;
+    if (a < n && at(txt, a) == 47 && !(a + 1 < n && at(txt, a + 1) == 42)) { i = a + 1; continue; }
+    if (words < 0) {
+      // more word anchors than noted: take every word start as one (bounded by the windows)
+      let k = i;
+      while (k < a && !((cls(at(txt, k)) & 8) != 0 && (k == 0 || (cls(at(txt, k - 1)) & 2) == 0))) k++;
+      a = k;
+    } else {
+      while (w < words && load<i32>(sqlAnchors + (<usize>w << 2)) < i) w++;
+      if (w < words && load<i32>(sqlAnchors + (<usize>w << 2)) < a) a = load<i32>(sqlAnchors + (<usize>w << 2));
+    }
+    if (a >= n) break;
+    if (a >= covered) {
+      const s = windowStart(a);
       lex(0, s < covered ? covered : s, WINDOW);
       contextFree(true);
       covered = lexEnd >= len ? len : (ntok > 4 ? tStart(ntok - 4) : lexEnd);
-      if (covered <= i) covered = i + 1;
+      if (covered <= a) covered = a + 1;
     }
+    i = a + 1;
   }
   arenaRelease(mark);
 }

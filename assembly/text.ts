@@ -97,3 +97,56 @@ export function initText(): void {
 @inline export function foldUnit(c: u32): u32 {
   return c < 128 ? <u32>load<u8>(FOLD + c) : 127;
 }
+
+// SIMD searches: eight UTF-16 units per step. They return the index of the first unit at or
+// after i that is one of the characters asked for, or n.
+
+/** Next c in p[i, n). */
+export function find1(p: usize, i: i32, n: i32, c: u32): i32 {
+  const v = i16x8.splat(<i16>c);
+  while (i + 8 <= n) {
+    const m = i16x8.bitmask(i16x8.eq(v128.load(p + (<usize>i << 1)), v));
+    if (m != 0) return i + <i32>ctz(m);
+    i += 8;
+  }
+  while (i < n && at(p, i) != c) i++;
+  return i;
+}
+
+/** Next c1 or c2 in p[i, n). */
+export function find2(p: usize, i: i32, n: i32, c1: u32, c2: u32): i32 {
+  const v1 = i16x8.splat(<i16>c1);
+  const v2 = i16x8.splat(<i16>c2);
+  while (i + 8 <= n) {
+    const w = v128.load(p + (<usize>i << 1));
+    const m = i16x8.bitmask(v128.or(i16x8.eq(w, v1), i16x8.eq(w, v2)));
+    if (m != 0) return i + <i32>ctz(m);
+    i += 8;
+  }
+  while (i < n) {
+    const c = at(p, i);
+    if (c == c1 || c == c2) return i;
+    i++;
+  }
+  return i;
+}
+
+/** Next c1, c2, c3 or c4 in p[i, n) (repeat a character to ask for fewer). */
+export function find4(p: usize, i: i32, n: i32, c1: u32, c2: u32, c3: u32, c4: u32): i32 {
+  const v1 = i16x8.splat(<i16>c1);
+  const v2 = i16x8.splat(<i16>c2);
+  const v3 = i16x8.splat(<i16>c3);
+  const v4 = i16x8.splat(<i16>c4);
+  while (i + 8 <= n) {
+    const w = v128.load(p + (<usize>i << 1));
+    const m = i16x8.bitmask(v128.or(v128.or(i16x8.eq(w, v1), i16x8.eq(w, v2)), v128.or(i16x8.eq(w, v3), i16x8.eq(w, v4))));
+    if (m != 0) return i + <i32>ctz(m);
+    i += 8;
+  }
+  while (i < n) {
+    const c = at(p, i);
+    if (c == c1 || c == c2 || c == c3 || c == c4) return i;
+    i++;
+  }
+  return i;
+}

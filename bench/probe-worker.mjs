@@ -5,7 +5,7 @@ import { parentPort } from 'node:worker_threads';
 import { FAMILIES, BENIGN_FAMILY } from './inputs.mjs';
 import { makeSubjects } from './subjects.mjs';
 import { measure } from './timing.mjs';
-import { shield } from './engine-snapshot.mjs';
+import { shield } from './load-shield.mjs';
 import { createHash } from 'node:crypto';
 
 const engineSha256 = createHash('sha256').update(shield.engineBytes()).digest('hex').slice(0, 16);

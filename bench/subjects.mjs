@@ -1,5 +1,5 @@
 // What is measured: shield (all default rules) and the two peers with their default options.
-import { shield } from './engine-snapshot.mjs';
+import { shield } from './load-shield.mjs';
 import { filterXSS } from 'xss';
 import sanitizeHtml from 'sanitize-html';
 

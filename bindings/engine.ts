@@ -137,14 +137,19 @@ export class Engine {
     if (!hit) throw new Error(`rules.disable: unknown rule id "${id}" (known ids: engine.rules, e.g. patterns.sql.comment)`);
   }
 
-  /** Packs values into the batch; returns false when a value is not a string. */
-  private pack(values: readonly string[]): void {
+  /** Total length of the values; throws a TypeError naming the first value that is not a string. */
+  private static units(values: readonly string[]): number {
     let units = 0;
     for (let i = 0; i < values.length; i++) {
       const v = values[i];
       if (typeof v !== 'string') throw new TypeError(`value ${i} must be a string, got ${v === null ? 'null' : typeof v}`);
       units += v.length;
     }
+    return units;
+  }
+
+  /** Packs values into the engine's batch (may trap when the memory cap is too small for them). */
+  private pack(values: readonly string[], units: number): void {
     const ex = this.ex;
     const ptr = ex.batch_reserve(values.length, units);
     const buf = ex.memory.buffer;
@@ -203,11 +208,13 @@ export class Engine {
   scanValues(values: readonly string[]): Finding[][] {
     const out: Finding[][] = values.map(() => []);
     if (values.length === 0) return out;
-    this.pack(values);
+    const units = Engine.units(values);
     let count: number;
     try {
+      this.pack(values, units);
       count = this.ex.scan_batch();
-    } catch {
+    } catch (e) {
+      if (!(e instanceof WebAssembly.RuntimeError)) throw e;
       this.recover();
       // isolate the value that trapped: scan one at a time on a fresh instance
       for (let i = 0; i < values.length; i++) {
@@ -228,7 +235,7 @@ export class Engine {
 
   private scanOne(value: string): Finding[] {
     const out: Finding[][] = [[]];
-    this.pack([value]);
+    this.pack([value], value.length);
     const count = this.ex.scan_batch();
     this.readFindings(count, out);
     return out[0];
@@ -252,7 +259,7 @@ export class Engine {
   private single(value: string, call: (ex: Exports) => number): string {
     if (typeof value !== 'string') throw new TypeError(`value must be a string, got ${value === null ? 'null' : typeof value}`);
     try {
-      this.pack([value]);
+      this.pack([value], value.length);
       const n = call(this.ex);
       if (n < 0) throw new Error('shield.wasm rejected the batch header (bindings bug)');
       return readUtf16(this.ex.memory.buffer, this.ex.output_ptr(), n);

@@ -1,11 +1,11 @@
-// Loads shield for the benchmark. `npm run bench` first copies dist/bindings/ (the compiled
+// Engine snapshot. `npm run bench` first copies dist/bindings/ (the compiled
 // bindings with the engine embedded) into .bench-out/engine-snapshot/ and every part of the run,
 // main thread and probe workers, imports that copy: a rebuild of dist/ during the run (another
 // engineer building) cannot mix two engine builds in one set of results.
-// With SHIELD_BENCH_DIST unset (e.g. --no-snapshot) the package is imported by name.
+// run.mjs puts the snapshot's path in SHIELD_BENCH_DIST; load-shield.mjs imports it.
 import fs from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL, fileURLToPath } from 'node:url';
+import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -36,7 +36,3 @@ export function snapshotDist() {
   throw new Error('dist/bindings kept changing while it was copied; try again when the build is idle');
 }
 
-const dist = process.env.SHIELD_BENCH_DIST;
-/** The shield package module: the snapshot when SHIELD_BENCH_DIST is set, else '@shield/node'. */
-export const shield = await import(dist ? pathToFileURL(dist).href : '@shield/node');
-export const shieldSource = dist ? path.relative(root, dist) : '@shield/node';
