@@ -84,6 +84,7 @@ function files(r: i32): bool {
   // first non-space position for anchored params
   let s0 = 0;
   while (s0 < len && at(txt, s0) <= 32) s0++;
+  if (!viewMode) return anchoredFiles(r, n, s0);
   // on the value itself only the anchored params are checked here, at the start
   const last0 = viewMode ? len : (len > 0 ? 1 : 0);
   for (let i = 0; i < last0; i++) {
@@ -103,6 +104,38 @@ function files(r: i32): bool {
       hit(r, at0, e);
       return true;
     }
+  }
+  return false;
+}
+
+// Anchored params (a leading '^') per rule, found once: {u16 param} lists.
+const anchoredList = memory.data(256 * 2);
+let anchoredRule = -1;
+let anchoredCount = 0;
+
+/** The anchored params of rule r at the value start s0 (first byte compared before the rest). */
+function anchoredFiles(r: i32, n: i32, s0: i32): bool {
+  if (anchoredRule != r) {
+    anchoredCount = 0;
+    for (let k = 0; k < n && anchoredCount < 256; k++) {
+      if (load<u8>(paramPtr(r, k)) == 94) { store<u16>(anchoredList + (<usize>anchoredCount << 1), <u16>k); anchoredCount++; }
+    }
+    anchoredRule = r;
+  }
+  if (s0 >= len) return false;
+  const c = lower(at(txt, s0));
+  for (let q = 0; q < anchoredCount; q++) {
+    const k = <i32>load<u16>(anchoredList + (<usize>q << 1));
+    const w = paramPtr(r, k) + 1;
+    const wl = paramLen(r, k) - 1;
+    const f = <u32>load<u8>(w);
+    if (f != c && !(f == 47 && c == 92)) continue;
+    if (!paramAt(w, wl, s0)) continue;
+    const e = s0 + wl;
+    const last = <u32>load<u8>(w + wl - 1);
+    if (e < len && last != 47 && isAlnum(at(txt, e))) continue;
+    hit(r, s0, e);
+    return true;
   }
   return false;
 }

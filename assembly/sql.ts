@@ -13,7 +13,7 @@ import {
   firstRule, nextRule, ruleEnabled, paramFind, paramCount, paramPtr, paramLen, ruleWithWord, enabledRule,
 } from './rules';
 import { emit } from './findings';
-import { C_SQ, C_DQ, C_SEMI, C_EQ, C_LP, C_SLASH } from './classes';
+import { C_SQ, C_DQ, C_BQ, C_SEMI, C_EQ, C_LP, C_RP, C_SLASH, C_STAR, C_HASH, C_PIPE, C_AMP, C_LT, C_GT, C_AT, C_BANG, C_ALPHA } from './classes';
 import { stripMode, addSpan } from './spans';
 import { arenaAlloc, arenaMark, arenaRelease } from './mem';
 
@@ -225,14 +225,59 @@ function wordIs(k: i32, w: string): bool {
 }
 
 /** SQL words that may continue an expression (so "and true love" stays prose, "and true--" not). */
-function isSqlWord(k: i32): bool {
-  return wordIs(k, 'and') || wordIs(k, 'or') || wordIs(k, 'xor') || wordIs(k, 'like') || wordIs(k, 'rlike') ||
-    wordIs(k, 'regexp') || wordIs(k, 'is') || wordIs(k, 'in') || wordIs(k, 'between') || wordIs(k, 'not') ||
-    wordIs(k, 'limit') || wordIs(k, 'order') || wordIs(k, 'group') || wordIs(k, 'union') || wordIs(k, 'from') ||
-    wordIs(k, 'where') || wordIs(k, 'having') || wordIs(k, 'into') || wordIs(k, 'procedure') || wordIs(k, 'div') ||
-    wordIs(k, 'mod') || wordIs(k, 'sounds') || wordIs(k, 'collate') || wordIs(k, 'escape') || wordIs(k, 'null') ||
-    wordIs(k, 'then') || wordIs(k, 'else') || wordIs(k, 'end') || wordIs(k, 'when') || wordIs(k, 'select');
+// Grammar words as small keyword sets: a 64-slot table of (hash, length) per set, built once.
+const SET_SQLWORD = 0;
+const SET_KEYWORD = 1;
+const setTable = memory.data(2 * 64 * 8);
+let setsReady = false;
+
+function addWord(set: i32, w: string): void {
+  let h: u32 = 2166136261;
+  for (let j = 0; j < w.length; j++) h = (h ^ <u32>w.charCodeAt(j)) * 16777619;
+  let slot = <i32>(h & 63);
+  const base = setTable + <usize>set * 64 * 8;
+  while (load<u32>(base + (<usize>slot << 3) + 4) != 0) slot = (slot + 1) & 63;
+  store<u32>(base + (<usize>slot << 3), h);
+  store<u32>(base + (<usize>slot << 3) + 4, <u32>w.length);
 }
+
+// Static arrays (a literal inside a function would allocate at run time, over the arena).
+const SQLWORDS: string[] = ['and', 'or', 'xor', 'like', 'rlike', 'regexp', 'is', 'in', 'between', 'not', 'limit', 'order', 'group', 'union',
+    'from', 'where', 'having', 'into', 'procedure', 'div', 'mod', 'sounds', 'collate', 'escape', 'null', 'then', 'else', 'end',
+    'when', 'select'];
+const KEYWORDS: string[] = ['select', 'union', 'from', 'where', 'and', 'or', 'insert', 'update', 'delete', 'drop', 'sleep', 'benchmark',
+    'order', 'group', 'by', 'having', 'null', 'all', 'exec', 'into', 'like', 'limit', 'concat', 'char', 'version', 'table'];
+
+function buildSets(): void {
+  for (let i = 0; i < SQLWORDS.length; i++) addWord(SET_SQLWORD, SQLWORDS[i]);
+  for (let i = 0; i < KEYWORDS.length; i++) addWord(SET_KEYWORD, KEYWORDS[i]);
+  setsReady = true;
+}
+
+/** Word token k is in the set (a hash probe; the word is then compared letter by letter). */
+function inSet(k: i32, set: i32): bool {
+  if (tType(k) != T_WORD) return false;
+  const s = tStart(k);
+  const l = tEnd(k) - s;
+  if (l < 2 || l > 9) return false;
+  if (!setsReady) buildSets();
+  const h = hashLower(txt, s, l);
+  let slot = <i32>(h & 63);
+  const base = setTable + <usize>set * 64 * 8;
+  for (let n = 0; n < 64; n++) {
+    const e = base + (<usize>slot << 3);
+    const el = load<u32>(e + 4);
+    if (el == 0) return false;
+    if (load<u32>(e) == h && el == <u32>l) return true;
+    slot = (slot + 1) & 63;
+  }
+  return false;
+}
+
+function isSqlWord(k: i32): bool {
+  return inSet(k, SET_SQLWORD);
+}
+
 
 function isLiteralWord(k: i32): bool {
   return wordIs(k, 'true') || wordIs(k, 'false') || wordIs(k, 'null') || wordIs(k, 'unknown');
@@ -586,12 +631,9 @@ function lastPartIs(r: i32, k: i32): bool {
 
 /** Words that make an adjacent inline comment suspicious (UNION/**‍/SELECT). */
 function isKeyword(k: i32): bool {
-  return wordIs(k, 'select') || wordIs(k, 'union') || wordIs(k, 'from') || wordIs(k, 'where') || wordIs(k, 'and') ||
-    wordIs(k, 'or') || wordIs(k, 'insert') || wordIs(k, 'update') || wordIs(k, 'delete') || wordIs(k, 'drop') ||
-    wordIs(k, 'sleep') || wordIs(k, 'benchmark') || wordIs(k, 'order') || wordIs(k, 'group') || wordIs(k, 'by') ||
-    wordIs(k, 'having') || wordIs(k, 'null') || wordIs(k, 'all') || wordIs(k, 'exec') || wordIs(k, 'into') || wordIs(k, 'like') ||
-    wordIs(k, 'limit') || wordIs(k, 'concat') || wordIs(k, 'char') || wordIs(k, 'version') || wordIs(k, 'table');
+  return inSet(k, SET_KEYWORD);
 }
+
 
 function judgeComments(): void {
   const r = firstOn(K_SQL_COMMENT);
@@ -771,6 +813,8 @@ function judgeConstantTautology(): void {
   }
 }
 
+const SQL_CLASSES = C_ALPHA | C_SQ | C_DQ | C_BQ | C_SEMI | C_EQ | C_LP | C_RP | C_STAR | C_HASH | C_PIPE | C_AMP |
+  C_LT | C_GT | C_AT | C_BANG;
 const WINDOW = 12; // tokens of an anchored window: 2 before the anchor, the rest after
 const CONTEXT_WINDOW = 64; // tokens judged after a breakout
 
@@ -846,7 +890,8 @@ function startsLikeSql(): bool {
 export function scanSql(p: usize, n: i32, mask: u32): void {
   txt = p;
   len = n;
-  if (n == 0) return;
+  // numbers, dates, phone numbers: digits with - . / : + , and spaces cannot hold SQL
+  if (n == 0 || (mask & SQL_CLASSES) == 0) return;
   const mark = arenaMark();
   toks = arenaAlloc(<usize>(CONTEXT_WINDOW + 8) * TOK);
   // bare / numeric context at the value start

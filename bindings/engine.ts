@@ -149,40 +149,61 @@ export class Engine {
   }
 
   /** Packs values into the engine's batch (may trap when the memory cap is too small for them). */
+  // Views over the engine's memory, made again only when memory grows (its buffer changes).
+  private viewBuf: ArrayBuffer | null = null;
+  private u32 = new Uint32Array(0);
+  private u16 = new Uint16Array(0);
+  private bytes: Buffer | null = null;
+
+  private views(): void {
+    const buf = this.ex.memory.buffer;
+    if (buf === this.viewBuf) return;
+    this.viewBuf = buf;
+    this.u32 = new Uint32Array(buf);
+    this.u16 = new Uint16Array(buf);
+    this.bytes = hasBuffer ? Buffer.from(buf) : null;
+  }
+
   private pack(values: readonly string[], units: number): void {
     const ex = this.ex;
     const ptr = ex.batch_reserve(values.length, units);
-    const buf = ex.memory.buffer;
-    const hdr = new Uint32Array(buf, ptr, 1 + values.length * 2);
-    hdr[0] = values.length;
+    this.views();
+    const u32 = this.u32;
+    const h = ptr >>> 2; // the batch is 16-byte aligned
+    u32[h] = values.length;
     const textByte = ptr + 4 + values.length * 8;
     let off = 0;
-    if (hasBuffer && units > 256) {
-      const b = Buffer.from(buf);
+    if (this.bytes !== null && units > 256) {
+      const b = this.bytes;
       for (let i = 0; i < values.length; i++) {
         const v = values[i];
-        hdr[1 + i * 2] = off;
-        hdr[2 + i * 2] = v.length;
+        u32[h + 1 + i * 2] = off;
+        u32[h + 2 + i * 2] = v.length;
         b.write(v, textByte + off * 2, v.length * 2, 'utf16le');
         off += v.length;
       }
     } else {
-      const text = new Uint16Array(buf, textByte, units);
+      const u16 = this.u16;
+      const t = textByte >>> 1;
       for (let i = 0; i < values.length; i++) {
         const v = values[i];
-        hdr[1 + i * 2] = off;
-        hdr[2 + i * 2] = v.length;
-        for (let k = 0; k < v.length; k++) text[off + k] = v.charCodeAt(k);
+        u32[h + 1 + i * 2] = off;
+        u32[h + 2 + i * 2] = v.length;
+        const base = t + off;
+        for (let k = 0; k < v.length; k++) u16[base + k] = v.charCodeAt(k);
         off += v.length;
       }
     }
   }
 
   private readFindings(count: number, out: Finding[][]): void {
+    if (count === 0) return;
+    this.views();
     const buf = this.ex.memory.buffer;
-    const table = new Uint32Array(buf, this.ex.result_ptr(), 2 + count * 6);
+    const table = this.u32;
+    const t = this.ex.result_ptr() >>> 2;
     for (let k = 0; k < count; k++) {
-      const e = 2 + k * 6;
+      const e = t + 2 + k * 6;
       const rule = this.rules[table[e + 1]];
       out[table[e]].push({
         vector: rule.vector,
