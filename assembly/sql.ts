@@ -487,7 +487,15 @@ function selectBody(k: i32, strict: bool): bool {
   if (t == T_WORD) {
     const n2 = sig(m + 1);
     if (!strict) return true;
-    return tType(n2) == T_COMMA || wordIs(n2, 'from') || tType(n2) == T_COMMENT || wordIs(n2, 'into');
+    if (wordIs(n2, 'from') || tType(n2) == T_COMMENT || wordIs(n2, 'into')) return true;
+    if (tType(n2) != T_COMMA) return false;
+    // "select who, help": a column list needs its FROM (or INTO) soon after
+    let q = sig(n2 + 1);
+    for (let g = 0; g < 12 && q < ntok; g++) {
+      if (wordIs(q, 'from') || wordIs(q, 'into')) return true;
+      q = sig(q + 1);
+    }
+    return false;
   }
   return false;
 }
@@ -815,7 +823,7 @@ function judgeConstantTautology(): void {
 
 const SQL_CLASSES = C_ALPHA | C_SQ | C_DQ | C_BQ | C_SEMI | C_EQ | C_LP | C_RP | C_STAR | C_HASH | C_PIPE | C_AMP |
   C_LT | C_GT | C_AT | C_BANG;
-const WINDOW = 12; // tokens of an anchored window: 2 before the anchor, the rest after
+const WINDOW = 24; // tokens of an anchored window: 2 before the anchor, the rest after
 const CONTEXT_WINDOW = 64; // tokens judged after a breakout
 
 /** Where the token ending before `pos` starts (white space skipped), bounded; -1 if cut. */
@@ -944,7 +952,8 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
       covered = lexEnd >= len ? len : (ntok > 4 ? tStart(ntok - 4) : lexEnd);
       if (covered <= a) covered = a + 1;
     }
-    i = a + 1;
+    // anchors inside the judged window need no window of their own
+    i = a + 1 > covered ? a + 1 : covered;
   }
   arenaRelease(mark);
 }
