@@ -3,7 +3,7 @@
 // the windows that start any literal, and per window a list of (rule, param) to verify. The
 // verification applies each kind's boundary rules. Cost per character: one hash and one bit test.
 
-import { at, lower, isAlnum, isSpace, foldUnit, initText } from './text';
+import { at, lower, isAlnum, isSpace, foldUnit, initText, cls } from './text';
 import {
   K_SUBSTRING, K_JS_CALL, K_PATH_WRAPPER, K_PATH_FILE, K_SQL_PHRASE, K_SQL_UNION, K_SQL_CALL, firstRule, nextRule,
   ruleEnabled, paramCount, paramPtr, paramLen,
@@ -210,7 +210,31 @@ import { ruleKindOf } from './rules';
   return ruleKindOf(r);
 }
 
-/** Every literal rule over p[0, n); `onlyKind` >= 0 limits it to one kind (the sanitizer's SQL phrases). */
+/** Checks the literals that could start at i (i + 2 < len). */
+function checkAt(i: i32, onlyKind: i32): void {
+  const h = hash3(fold(at(txt, i)), fold(at(txt, i + 1)), fold(at(txt, i + 2)));
+  if ((load<u8>(bitmap + (h >> 3)) & (1 << (h & 7))) == 0) return;
+  let e = load<i32>(heads + (<usize>h << 2));
+  while (e >= 0) {
+    const ep = entries + <usize>e * 12;
+    const r = load<i32>(ep);
+    const kd = kindOf(r);
+    if (ruleEnabled(r) && (onlyKind < 0 || kd == onlyKind || kd == K_SQL_UNION || kd == K_SQL_CALL)) verify(r, load<i32>(ep + 4), i);
+    e = load<i32>(ep + 8);
+  }
+}
+
+// A run of this many word characters may hide an encoded literal anywhere inside (base64):
+// such a value is searched at every position.
+const LONG_RUN = 16;
+
+/**
+ * Every literal rule over p[0, n); `onlyKind` >= 0 limits it to one kind (the sanitizer's SQL
+ * phrases). Every kind's boundary rule makes a literal start at a word start or at a character
+ * that is neither a word character nor white space, so only those positions are looked at,
+ * found eight units at a time; a value with a long run of word characters (an encoded blob)
+ * is searched at every position instead.
+ */
 export function scanLiterals(p: usize, n: i32, onlyKind: i32): void {
   sawHexByte = false;
   sqlAnchorCount = 0;
@@ -218,6 +242,77 @@ export function scanLiterals(p: usize, n: i32, onlyKind: i32): void {
   if (n < 3) return;
   txt = p;
   len = n;
+  if (!startsOnly(p, n, onlyKind)) everyPosition(p, n, onlyKind);
+}
+
+/** The candidate-start search; false when a long word run means every position must be searched. */
+function startsOnly(p: usize, n: i32, onlyKind: i32): bool {
+  const last = n - 2; // a literal needs three units
+  let prevWord: u32 = 0;
+  let lastBoundary = -1; // index of the last unit that is not a word character
+  let hex = false;
+  let i = 0;
+  const z0 = i16x8.splat(48);
+  const ten = i16x8.splat(10);
+  const la = i16x8.splat(97);
+  const twentySix = i16x8.splat(26);
+  const x20 = i16x8.splat(0x20);
+  const us = i16x8.splat(95);
+  const dl = i16x8.splat(36);
+  const hi = i16x8.splat(0x7f);
+  const sp = i16x8.splat(32);
+  const tab = i16x8.splat(9);
+  const five = i16x8.splat(5);
+  while (i < n) {
+    let word: u32;
+    let space: u32;
+    let lanes = 8;
+    if (i + 8 <= n) {
+      const v = v128.load(p + (<usize>i << 1));
+      const isDigit = i16x8.lt_u(i16x8.sub(v, z0), ten);
+      const isAlpha = i16x8.lt_u(i16x8.sub(v128.or(v, x20), la), twentySix);
+      const isWordV = v128.or(v128.or(isDigit, isAlpha), v128.or(v128.or(i16x8.eq(v, us), i16x8.eq(v, dl)), i16x8.gt_u(v, hi)));
+      const isSpaceV = v128.or(i16x8.eq(v, sp), i16x8.lt_u(i16x8.sub(v, tab), five));
+      word = <u32>i16x8.bitmask(isWordV);
+      space = <u32>i16x8.bitmask(isSpaceV);
+    } else {
+      word = 0;
+      space = 0;
+      lanes = n - i;
+      for (let j = 0; j < lanes; j++) {
+        const c = at(p, i + j);
+        if ((cls(c) & 2) != 0) word |= 1 << j;
+        else if ((cls(c) & 1) != 0) space |= 1 << j;
+      }
+    }
+    const full: u32 = lanes == 8 ? 0xff : (<u32>1 << lanes) - 1;
+    if (word == full) {
+      // the current run goes on through this chunk
+      if (i + lanes - (lastBoundary + 1) >= LONG_RUN) return false;
+    } else {
+      // the run that ends at this chunk's first non-word unit; later runs in it are short
+      const f = i + <i32>ctz(~word & full);
+      if (f - (lastBoundary + 1) >= LONG_RUN) return false;
+      lastBoundary = i + 31 - <i32>clz(~word & full);
+    }
+    let starts = ((word & ~((word << 1) | prevWord)) | (~word & ~space)) & full;
+    while (starts != 0) {
+      const j = i + <i32>ctz(starts);
+      starts &= starts - 1;
+      if (j >= last) break;
+      if (at(p, j) == 48 && (at(p, j + 1) | 32) == 120) hex = true;
+      checkAt(j, onlyKind);
+    }
+    prevWord = (word >> 7) & 1;
+    i += lanes;
+  }
+  sawHexByte = hex;
+  return true;
+}
+
+function everyPosition(p: usize, n: i32, onlyKind: i32): void {
+  sqlAnchorCount = 0;
+  sqlAnchorsOverflow = false;
   let a = fold(at(p, 0));
   let b = fold(at(p, 1));
   let hex = false;

@@ -823,8 +823,9 @@ function judgeConstantTautology(): void {
 
 const SQL_CLASSES = C_ALPHA | C_SQ | C_DQ | C_BQ | C_SEMI | C_EQ | C_LP | C_RP | C_STAR | C_HASH | C_PIPE | C_AMP |
   C_LT | C_GT | C_AT | C_BANG;
-const WINDOW = 24; // tokens of an anchored window: 2 before the anchor, the rest after
+const WINDOW = 12; // tokens of an anchored window: 2 before the anchor, the rest after
 const CONTEXT_WINDOW = 64; // tokens judged after a breakout
+const MAX_WINDOW = 256; // anchored windows grow up to this while anchors keep falling inside them
 
 /** Where the token ending before `pos` starts (white space skipped), bounded; -1 if cut. */
 function tokenBefore(pos: i32): i32 {
@@ -901,7 +902,7 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   // numbers, dates, phone numbers: digits with - . / : + , and spaces cannot hold SQL
   if (n == 0 || (mask & SQL_CLASSES) == 0) return;
   const mark = arenaMark();
-  toks = arenaAlloc(<usize>(CONTEXT_WINDOW + 8) * TOK);
+  toks = arenaAlloc(<usize>(MAX_WINDOW + 8) * TOK);
   // bare / numeric context at the value start
   ctxQuote = 0;
   let covered = 0;
@@ -930,6 +931,8 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   // merged in order with the UNION and function-name positions the literal pass noted
   ctxQuote = 0;
   let w = 0; // next word anchor
+  let win = WINDOW;
+  let lastLexEnd = -1;
   const words = sqlAnchorsOverflow ? -1 : sqlAnchorCount;
   let i = covered;
   while (true) {
@@ -947,7 +950,10 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
     if (a >= n) break;
     if (a >= covered) {
       const s = windowStart(a);
-      lex(0, s < covered ? covered : s, WINDOW);
+      // dense anchors (the last window ran into this one): lex more per window
+      win = a < lastLexEnd ? (win * 2 > MAX_WINDOW ? MAX_WINDOW : win * 2) : WINDOW;
+      lex(0, s < covered ? covered : s, win);
+      lastLexEnd = lexEnd;
       contextFree(true);
       covered = lexEnd >= len ? len : (ntok > 4 ? tStart(ntok - 4) : lexEnd);
       if (covered <= a) covered = a + 1;
