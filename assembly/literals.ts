@@ -23,7 +23,7 @@ let entryCount = 0;
 }
 
 @inline function hash3(a: u32, b: u32, c: u32): u32 {
-  return ((a << 9) ^ (b << 4) ^ c ^ (a >> 7)) & 0xffff;
+  return ((a << 9) ^ (b << 4) ^ c) & 0xffff;
 }
 
 function registered(kind: i32): bool {
@@ -214,6 +214,11 @@ import { ruleKindOf } from './rules';
 function checkAt(i: i32, onlyKind: i32): void {
   const h = hash3(fold(at(txt, i)), fold(at(txt, i + 1)), fold(at(txt, i + 2)));
   if ((load<u8>(bitmap + (h >> 3)) & (1 << (h & 7))) == 0) return;
+  checkBucket(h, i, onlyKind);
+}
+
+/** Verifies every literal of window hash h at i. */
+function checkBucket(h: u32, i: i32, onlyKind: i32): void {
   let e = load<i32>(heads + (<usize>h << 2));
   while (e >= 0) {
     const ep = entries + <usize>e * 12;
@@ -263,10 +268,13 @@ function startsOnly(p: usize, n: i32, onlyKind: i32): bool {
   const sp = i16x8.splat(32);
   const tab = i16x8.splat(9);
   const five = i16x8.splat(5);
+  const x7f = i16x8.splat(0x7f);
+  const hashes = memory.data(16);
   while (i < n) {
     let word: u32;
     let space: u32;
     let lanes = 8;
+    let vectorHashes = false;
     if (i + 8 <= n) {
       const v = v128.load(p + (<usize>i << 1));
       const isDigit = i16x8.lt_u(i16x8.sub(v, z0), ten);
@@ -275,6 +283,15 @@ function startsOnly(p: usize, n: i32, onlyKind: i32): bool {
       const isSpaceV = v128.or(i16x8.eq(v, sp), i16x8.lt_u(i16x8.sub(v, tab), five));
       word = <u32>i16x8.bitmask(isWordV);
       space = <u32>i16x8.bitmask(isSpaceV);
+      if (i + 10 <= n) {
+        // the three-unit hash of all eight positions at once
+        const fa = i16x8.min_u(v128.or(v, x20), x7f);
+        const fb = i16x8.min_u(v128.or(v128.load(p + (<usize>i << 1) + 2), x20), x7f);
+        const fc = i16x8.min_u(v128.or(v128.load(p + (<usize>i << 1) + 4), x20), x7f);
+        const h = v128.xor(v128.xor(i16x8.shl(fa, 9), i16x8.shl(fb, 4)), fc);
+        v128.store(hashes, h);
+        vectorHashes = true;
+      }
     } else {
       word = 0;
       space = 0;
@@ -297,11 +314,15 @@ function startsOnly(p: usize, n: i32, onlyKind: i32): bool {
     }
     let starts = ((word & ~((word << 1) | prevWord)) | (~word & ~space)) & full;
     while (starts != 0) {
-      const j = i + <i32>ctz(starts);
+      const lane = <i32>ctz(starts);
+      const j = i + lane;
       starts &= starts - 1;
       if (j >= last) break;
       if (at(p, j) == 48 && (at(p, j + 1) | 32) == 120) hex = true;
-      checkAt(j, onlyKind);
+      if (vectorHashes) {
+        const h = <u32>load<u16>(hashes + (<usize>lane << 1));
+        if ((load<u8>(bitmap + (h >> 3)) & (1 << (h & 7))) != 0) checkBucket(h, j, onlyKind);
+      } else checkAt(j, onlyKind);
     }
     prevWord = (word >> 7) & 1;
     i += lanes;
