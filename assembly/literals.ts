@@ -269,6 +269,7 @@ function startsOnly(p: usize, n: i32, onlyKind: i32): bool {
   const tab = i16x8.splat(9);
   const five = i16x8.splat(5);
   const x7f = i16x8.splat(0x7f);
+  const xl = i16x8.splat(120);
   const hashes = memory.data(16);
   while (i < n) {
     let word: u32;
@@ -291,6 +292,8 @@ function startsOnly(p: usize, n: i32, onlyKind: i32): bool {
         const h = v128.xor(v128.xor(i16x8.shl(fa, 9), i16x8.shl(fb, 4)), fc);
         v128.store(hashes, h);
         vectorHashes = true;
+        // "0x" anywhere in these eight positions (hex-literal bytes for the path view)
+        if (!hex && v128.any_true(v128.and(i16x8.eq(v, z0), i16x8.eq(fb, xl)))) hex = true;
       }
     } else {
       word = 0;
@@ -318,7 +321,7 @@ function startsOnly(p: usize, n: i32, onlyKind: i32): bool {
       const j = i + lane;
       starts &= starts - 1;
       if (j >= last) break;
-      if (at(p, j) == 48 && (at(p, j + 1) | 32) == 120) hex = true;
+      if (!vectorHashes && at(p, j) == 48 && (at(p, j + 1) | 32) == 120) hex = true;
       if (vectorHashes) {
         const h = <u32>load<u16>(hashes + (<usize>lane << 1));
         if ((load<u8>(bitmap + (h >> 3)) & (1 << (h & 7))) != 0) checkBucket(h, j, onlyKind);
