@@ -124,6 +124,7 @@ export function scan_batch(): i32 {
       emit(rOversize, 0, vLen);
       continue;
     }
+    if (vLen == 0) continue;
     const mark = arenaMark();
     let mask = classify(vPtr, vLen);
     let p = vPtr;

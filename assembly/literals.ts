@@ -247,7 +247,8 @@ export function scanLiterals(p: usize, n: i32, onlyKind: i32): void {
   if (n < 3) return;
   txt = p;
   len = n;
-  if (!startsOnly(p, n, onlyKind)) everyPosition(p, n, onlyKind);
+  // short values: a plain pass costs less than setting up the vector search
+  if (n < 24 || !startsOnly(p, n, onlyKind)) everyPosition(p, n, onlyKind);
 }
 
 /** The candidate-start search; false when a long word run means every position must be searched. */

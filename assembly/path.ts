@@ -110,20 +110,33 @@ function files(r: i32): bool {
 
 // Anchored params (a leading '^') per rule, found once: {u16 param} lists.
 const anchoredList = memory.data(256 * 2);
+const anchoredFirst = memory.data(16); // 128-bit set of their first characters (after '^')
 let anchoredRule = -1;
 let anchoredCount = 0;
+
+function setFirst(c: u32): void {
+  store<u8>(anchoredFirst + (c >> 3), load<u8>(anchoredFirst + (c >> 3)) | <u8>(<u32>1 << (c & 7)));
+}
 
 /** The anchored params of rule r at the value start s0 (first byte compared before the rest). */
 function anchoredFiles(r: i32, n: i32, s0: i32): bool {
   if (anchoredRule != r) {
     anchoredCount = 0;
+    memory.fill(anchoredFirst, 0, 16);
     for (let k = 0; k < n && anchoredCount < 256; k++) {
-      if (load<u8>(paramPtr(r, k)) == 94) { store<u16>(anchoredList + (<usize>anchoredCount << 1), <u16>k); anchoredCount++; }
+      const w = paramPtr(r, k);
+      if (load<u8>(w) != 94 || paramLen(r, k) < 2) continue;
+      store<u16>(anchoredList + (<usize>anchoredCount << 1), <u16>k);
+      anchoredCount++;
+      let f = <u32>load<u8>(w + 1) & 127;
+      if (f == 47) setFirst(92); // '/' also matches '\'
+      setFirst(f);
     }
     anchoredRule = r;
   }
   if (s0 >= len) return false;
   const c = lower(at(txt, s0));
+  if (c >= 128 || (load<u8>(anchoredFirst + (c >> 3)) & (1 << (c & 7))) == 0) return false;
   for (let q = 0; q < anchoredCount; q++) {
     const k = <i32>load<u16>(anchoredList + (<usize>q << 1));
     const w = paramPtr(r, k) + 1;
