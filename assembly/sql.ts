@@ -826,6 +826,7 @@ const SQL_CLASSES = C_ALPHA | C_SQ | C_DQ | C_BQ | C_SEMI | C_EQ | C_LP | C_RP |
 const WINDOW = 12; // tokens of an anchored window: 2 before the anchor, the rest after
 const CONTEXT_WINDOW = 64; // tokens judged after a breakout
 const MAX_WINDOW = 256; // anchored windows grow up to this while anchors keep falling inside them
+const TOKBUF = memory.data((MAX_WINDOW + 8) * TOK); // windows are bounded, so one static token buffer serves
 
 /** Where the token ending before `pos` starts (white space skipped), bounded; -1 if cut. */
 function tokenBefore(pos: i32): i32 {
@@ -865,7 +866,13 @@ function startsLikeSql(): bool {
   while (i < len && (cls(at(txt, i)) & 1) != 0) i++;
   if (i >= len) return false;
   const c = at(txt, i);
-  if ((cls(c) & 8) == 0) return c < 128; // a digit, sign, ')', ';', '|', ... (not a letter)
+  if ((cls(c) & 4) != 0) {
+    // a number, not a word that starts with digits ("9b1deb4d")
+    let k = i + 1;
+    while (k < len && (cls(at(txt, k)) & 4) != 0) k++;
+    return k >= len || (cls(at(txt, k)) & 8) == 0 || (at(txt, k) | 32) == 101 || (at(txt, k) | 32) == 120;
+  }
+  if ((cls(c) & 8) == 0) return c < 128; // a sign, '.', ')', ';', '|', ... (not a letter)
   let k = i;
   while (k < len && (cls(at(txt, k)) & 2) != 0) k++;
   const l = k - i;
@@ -901,8 +908,7 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   len = n;
   // numbers, dates, phone numbers: digits with - . / : + , and spaces cannot hold SQL
   if (n == 0 || (mask & SQL_CLASSES) == 0) return;
-  const mark = arenaMark();
-  toks = arenaAlloc(<usize>(MAX_WINDOW + 8) * TOK);
+  toks = TOKBUF;
   // bare / numeric context at the value start
   ctxQuote = 0;
   let covered = 0;
@@ -961,5 +967,4 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
     // anchors inside the judged window need no window of their own
     i = a + 1 > covered ? a + 1 : covered;
   }
-  arenaRelease(mark);
 }
