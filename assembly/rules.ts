@@ -59,6 +59,7 @@ const ruleNext = memory.data(MAX_RULES * 4); // i32 next rule of the same kind, 
 const kindFirst = memory.data(K_COUNT * 4); // i32 first rule of each kind, -1 none
 const ruleLenMask = memory.data(MAX_RULES * 4); // bit l set: a param of length l (31: longer)
 const ruleFirstMask = memory.data(MAX_RULES * 4); // bit (c & 31) set: a param starts with c
+const ruleBloom = memory.data(MAX_RULES * 8); // bit (hash & 63) set for each param's hash
 
 // Params: 12 bytes each {u32 ptr, u32 len, u32 hash}; ptr into the blob copy.
 let paramBase: usize = 0;
@@ -125,6 +126,7 @@ export function kindActive(kind: i32): bool {
  */
 export function paramIndex(r: i32, p: usize, i: i32, len: i32, h: u32): i32 {
   if (!mayHave(r, p, i, len)) return -1;
+  if ((load<u64>(ruleBloom + (<usize>r << 3)) & (<u64>1 << (<u64>h & 63))) == 0) return -1;
   const n = paramCount(r);
   for (let k = 0; k < n; k++) {
     const e = paramAt(r, k);
@@ -237,6 +239,7 @@ export function loadRules(ptr: usize, len: usize, scratch: usize): i32 {
     store<i32>(ruleNext + (<usize>r << 2), -1);
     let lenMask: u32 = 0;
     let firstMask: u32 = 0;
+    let bloom: u64 = 0;
     for (let k: u32 = 0; k < pc; k++) {
       const l = <i32>load<u8>(q);
       lenMask |= 1 << (l >= 31 ? 31 : <u32>l);
@@ -244,12 +247,15 @@ export function loadRules(ptr: usize, len: usize, scratch: usize): i32 {
       const e = paramBase + <usize>pi * 12;
       store<u32>(e, <u32>(q + 1));
       store<u32>(e + 4, <u32>l);
-      store<u32>(e + 8, hashBytes(q + 1, l));
+      const hb = hashBytes(q + 1, l);
+      store<u32>(e + 8, hb);
+      bloom |= <u64>1 << (<u64>hb & 63);
       q += 1 + <usize>l;
       pi++;
     }
     store<u32>(ruleLenMask + (<usize>r << 2), lenMask);
     store<u32>(ruleFirstMask + (<usize>r << 2), firstMask);
+    store<u64>(ruleBloom + (<usize>r << 3), bloom);
     const last = load<i32>(lastOfKind + (<usize>kind << 2));
     if (last < 0) store<i32>(kindFirst + (<usize>kind << 2), r);
     else store<i32>(ruleNext + (<usize>last << 2), r);

@@ -15,7 +15,6 @@ import {
 import { emit } from './findings';
 import { C_SQ, C_DQ, C_BQ, C_SEMI, C_EQ, C_LP, C_RP, C_SLASH, C_STAR, C_HASH, C_PIPE, C_AMP, C_LT, C_GT, C_AT, C_BANG, C_ALPHA } from './classes';
 import { stripMode, addSpan } from './spans';
-import { arenaAlloc, arenaMark, arenaRelease } from './mem';
 
 // token types
 const T_WORD: u8 = 1;
