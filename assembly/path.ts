@@ -2,7 +2,7 @@
 // separators, '/' and '\' alike), known sensitive files at segment boundaries, stream
 // wrappers, and NUL bytes that truncate file names. Linear in the value.
 
-import { at, lower, isAlnum, find1 } from './text';
+import { at, lower, isAlnum, find1, pathLiteralAt } from './text';
 import {
   K_PATH_TRAVERSAL, K_PATH_FILE, K_PATH_NUL, firstRule, nextRule, ruleEnabled,
   paramCount, paramPtr, paramLen, enabledRule,
@@ -61,16 +61,8 @@ function traversal(r: i32): void {
   }
 }
 
-/** Param text equals txt at i, '/' in the param matching '/' or '\'. */
-function paramAt(w: usize, wl: i32, i: i32): bool {
-  if (i + wl > len) return false;
-  for (let j = 0; j < wl; j++) {
-    const pc = <u32>load<u8>(w + j);
-    const c = lower(at(txt, i + j));
-    if (pc == 47) { if (!isSep(c)) return false; }
-    else if (pc != c) return false;
-  }
-  return true;
+@inline function paramAt(w: usize, wl: i32, i: i32): bool {
+  return pathLiteralAt(txt, len, i, w, wl);
 }
 
 /**

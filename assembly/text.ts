@@ -48,6 +48,21 @@ export function matchAt(p: usize, i: i32, n: i32, word: usize, wlen: i32): bool 
   return true;
 }
 
+/**
+ * A literal (ASCII, lower case) equals p[i, i+wl) case-insensitively, a '/' in the literal
+ * matching '/' or '\\' in the text (path literals are written with '/').
+ */
+export function pathLiteralAt(p: usize, n: i32, i: i32, w: usize, wl: i32): bool {
+  if (i + wl > n) return false;
+  for (let j = 0; j < wl; j++) {
+    const pc = <u32>load<u8>(w + j);
+    const c = lower(at(p, i + j));
+    if (pc == 47) { if (c != 47 && c != 92) return false; }
+    else if (pc != c) return false;
+  }
+  return true;
+}
+
 /** FNV-1a over lower-cased ASCII units; used for keyword-set lookups. */
 export function hashLower(p: usize, i: i32, len: i32): u32 {
   let h: u32 = 2166136261;
@@ -66,9 +81,8 @@ export function hashBytes(p: usize, len: i32): u32 {
 }
 
 // ASCII class table for the lexers: bit 0 space, bit 1 word character (letters, digits, _ and $),
-// bit 2 digit, bit 3 letter; and the folded character for literal matching ('\\' as '/').
+// bit 2 digit, bit 3 letter.
 const CLS = memory.data(128);
-const FOLD = memory.data(128);
 let clsReady = false;
 
 function buildCls(): void {
@@ -79,7 +93,6 @@ function buildCls(): void {
     if (c - 48 < 10) m |= 2 | 4;
     if (c == 95 || c == 36) m |= 2;
     store<u8>(CLS + c, m);
-    store<u8>(FOLD + c, <u8>(c == 92 ? 47 : (c - 65 < 26 ? c | 32 : c)));
   }
   clsReady = true;
 }
@@ -93,10 +106,6 @@ export function initText(): void {
   return c < 128 ? <u32>load<u8>(CLS + c) : (c == 0xa0 ? 1 : 2);
 }
 
-/** Folded unit for literal matching: ASCII lower case, '\\' as '/', non-ASCII as 127. */
-@inline export function foldUnit(c: u32): u32 {
-  return c < 128 ? <u32>load<u8>(FOLD + c) : 127;
-}
 
 // SIMD searches: eight UTF-16 units per step. They return the index of the first unit at or
 // after i that is one of the characters asked for, or n.
