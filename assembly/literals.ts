@@ -204,6 +204,10 @@ import { ruleKindOf } from './rules';
   return ruleKindOf(r);
 }
 
+@inline function bit(h: u32): u32 {
+  return (<u32>load<u8>(bitmap + (h >> 3)) >> (h & 7)) & 1;
+}
+
 /** Checks the literals that could start at i (i + 2 < len). */
 function checkAt(i: i32, onlyKind: i32): void {
   const h = hash3(fold(at(txt, i)), fold(at(txt, i + 1)), fold(at(txt, i + 2)));
@@ -265,12 +269,12 @@ function startsOnly(p: usize, n: i32, onlyKind: i32): bool {
   const five = i16x8.splat(5);
   const x7f = i16x8.splat(0x7f);
   const xl = i16x8.splat(120);
-  const hashes = memory.data(16);
   while (i < n) {
     let word: u32;
     let space: u32;
     let lanes = 8;
     let vectorHashes = false;
+    let hitBits: u32 = 0;
     if (i + 8 <= n) {
       const v = v128.load(p + (<usize>i << 1));
       const isDigit = i16x8.lt_u(i16x8.sub(v, z0), ten);
@@ -285,7 +289,11 @@ function startsOnly(p: usize, n: i32, onlyKind: i32): bool {
         const fb = i16x8.min_u(v128.or(v128.load(p + (<usize>i << 1) + 2), x20), x7f);
         const fc = i16x8.min_u(v128.or(v128.load(p + (<usize>i << 1) + 4), x20), x7f);
         const h = v128.xor(v128.xor(i16x8.shl(fa, 9), i16x8.shl(fb, 4)), fc);
-        v128.store(hashes, h);
+        // the bitmap bit of every window, lanes read straight from the register
+        hitBits = bit(i16x8.extract_lane_u(h, 0)) | (bit(i16x8.extract_lane_u(h, 1)) << 1) |
+          (bit(i16x8.extract_lane_u(h, 2)) << 2) | (bit(i16x8.extract_lane_u(h, 3)) << 3) |
+          (bit(i16x8.extract_lane_u(h, 4)) << 4) | (bit(i16x8.extract_lane_u(h, 5)) << 5) |
+          (bit(i16x8.extract_lane_u(h, 6)) << 6) | (bit(i16x8.extract_lane_u(h, 7)) << 7);
         vectorHashes = true;
         // "0x" anywhere in these eight positions (hex-literal bytes for the path view)
         if (!hex && v128.any_true(v128.and(i16x8.eq(v, z0), i16x8.eq(fb, xl)))) hex = true;
@@ -311,16 +319,21 @@ function startsOnly(p: usize, n: i32, onlyKind: i32): bool {
       lastBoundary = i + 31 - <i32>clz(~word & full);
     }
     let starts = ((word & ~((word << 1) | prevWord)) | (~word & ~space)) & full;
-    while (starts != 0) {
-      const lane = <i32>ctz(starts);
-      const j = i + lane;
-      starts &= starts - 1;
-      if (j >= last) break;
-      if (!vectorHashes && at(p, j) == 48 && (at(p, j + 1) | 32) == 120) hex = true;
-      if (vectorHashes) {
-        const h = <u32>load<u16>(hashes + (<usize>lane << 1));
-        if ((load<u8>(bitmap + (h >> 3)) & (1 << (h & 7))) != 0) checkBucket(h, j, onlyKind);
-      } else checkAt(j, onlyKind);
+    if (vectorHashes) {
+      starts &= hitBits; // only windows whose bitmap bit is set go on
+      while (starts != 0) {
+        const j = i + <i32>ctz(starts);
+        starts &= starts - 1;
+        if (j < last) checkAt(j, onlyKind);
+      }
+    } else {
+      while (starts != 0) {
+        const j = i + <i32>ctz(starts);
+        starts &= starts - 1;
+        if (j >= last) break;
+        if (at(p, j) == 48 && (at(p, j + 1) | 32) == 120) hex = true;
+        checkAt(j, onlyKind);
+      }
     }
     prevWord = (word >> 7) & 1;
     i += lanes;
