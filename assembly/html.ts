@@ -8,7 +8,7 @@ import { at, lower, isAlpha, isAlnum, isSpace, hashLower, find1, find4 } from '.
 import {
   K_HTML_TAG, K_HTML_EVENT_ATTR, K_HTML_ATTR_NAME, K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR,
   K_ATTR_BREAKOUT, K_JS_BREAKOUT, firstRule, nextRule, ruleEnabled, paramIndex, paramCount,
-  paramPtr, paramLen, ruleWithWord, kindActive,
+  paramPtr, paramLen, ruleWithWord, kindActive, mayStartWith,
 } from './rules';
 import { emit } from './findings';
 import { stripMode, addSpan } from './spans';
@@ -70,12 +70,11 @@ function jsEscapeAt(i: i32, end: i32): bool {
  * scheme's own letters.
  */
 function readScheme(i: i32, end: i32): bool {
-  // leading junk, bounded so a long run is read once
-  let guard = 0;
-  while (i < end && guard < 64) {
+  // leading junk: browsers strip any amount of it (each value is read once, so this stays linear)
+  while (i < end) {
     const c = at(txt, i);
-    if (c <= 32 || isUniSpace(c)) { i++; guard++; continue; }
-    if (jsEscapeAt(i, end) && (escVal <= 32 || escVal >= 0x80)) { i += escLen; guard++; continue; }
+    if (c <= 32 || isUniSpace(c)) { i++; continue; }
+    if (jsEscapeAt(i, end) && (escVal <= 32 || escVal >= 0x80)) { i += escLen; continue; }
     break;
   }
   schemeLen = 0;
@@ -134,6 +133,7 @@ function cssRule(s: i32, e: i32): i32 {
       const n = paramCount(r);
       for (let i = s; i < e; i++) {
         const c = lower(at(txt, i));
+        if (!mayStartWith(r, c)) continue;
         for (let k = 0; k < n; k++) {
           const w = paramPtr(r, k);
           if (<u32>load<u8>(w) != c) continue;
@@ -202,7 +202,7 @@ function nextScriptClose(from: i32): i32 {
 }
 
 /** Judges one attribute: name [ns, ne), value [vs, ve) (vs == -1 when absent). */
-function judgeAttr(tagKind: i32, ns: i32, ne: i32, vs: i32, ve: i32, spanEnd: i32): void {
+function judgeAttr(ns: i32, ne: i32, vs: i32, ve: i32, spanEnd: i32): void {
   const nl = ne - ns;
   // event handlers: on + letters
   if (nl > 2 && lower(at(txt, ns)) == 111 && lower(at(txt, ns + 1)) == 110 && isAlpha(at(txt, ns + 2))) {
@@ -230,6 +230,8 @@ function judgeAttr(tagKind: i32, ns: i32, ne: i32, vs: i32, ve: i32, spanEnd: i3
  * `swallowed` is set when a quoted value ran to the end of input.
  */
 let swallowedAt = -1;
+let rescanned = false;
+let cssDoneTo = -1; // style content up to here has been searched for CSS rules
 function startTag(lt: i32, ns: i32): i32 {
   let i = ns;
   while (i < len) {
@@ -268,7 +270,7 @@ function startTag(lt: i32, ns: i32): i32 {
         let k = vs;
         while (k < len && at(txt, k) != q) k++;
         ve = k;
-        if (k >= len) { if (swallowedAt < 0) swallowedAt = vs; i = len; }
+        if (k >= len) { if (!rescanned && swallowedAt < 0) swallowedAt = vs; i = len; }
         else i = k + 1;
       } else {
         vs = j;
@@ -280,7 +282,7 @@ function startTag(lt: i32, ns: i32): i32 {
     } else {
       i = ae;
     }
-    judgeAttr(tagKind, as, ae, vs, ve, i);
+    judgeAttr(as, ae, vs, ve, i);
   }
   const te = i;
   if (tr >= 0) {
@@ -297,9 +299,12 @@ function startTag(lt: i32, ns: i32): i32 {
       hit(tr, lt, te);
     }
   }
-  if (tagKind == T_STYLE) {
-    const r = cssRule(te, len);
-    if (r >= 0) hit(r, te, len);
+  if (tagKind == T_STYLE && te > cssDoneTo) {
+    // the rest of the value is style content; read once, however many <style> tags follow
+    const from = te;
+    cssDoneTo = len;
+    const r = cssRule(from, len);
+    if (r >= 0) hit(r, from, len);
   }
   return te;
 }
@@ -315,10 +320,13 @@ function endTag(lt: i32, ns: i32): i32 {
   return te;
 }
 
+let visitedLt = 0; // '<' the tag pass looked at (the others were inside values, comments, names)
+
 function scanTags(from: i32): void {
   let i = from;
   while (i < len) {
     i = find1(txt, i, len, 60); // next '<'
+    if (i < len) visitedLt++;
     if (i + 1 >= len) return;
     const c = at(txt, i + 1);
     if (isAlpha(c)) {
@@ -335,11 +343,11 @@ function scanTags(from: i32): void {
         if (k + 1 < len && at(txt, k) == 45 && at(txt, k + 1) == 62) { i = k + 2; continue; }
         while (k + 2 < len && !(at(txt, k) == 45 && at(txt, k + 1) == 45 && (at(txt, k + 2) == 62 ||
           (at(txt, k + 2) == 33 && k + 3 < len && at(txt, k + 3) == 62)))) k++;
-        if (k + 2 >= len) { if (swallowedAt < 0) swallowedAt = i + 4; return; }
+        if (k + 2 >= len) { if (!rescanned && swallowedAt < 0) swallowedAt = i + 4; return; }
         i = at(txt, k + 2) == 62 ? k + 3 : k + 4;
       } else {
         while (k < len && at(txt, k) != 62) k++;
-        if (k >= len) { if (swallowedAt < 0) swallowedAt = i + 2; return; }
+        if (k >= len) { if (!rescanned && swallowedAt < 0) swallowedAt = i + 2; return; }
         i = k + 1;
       }
     } else {
@@ -403,10 +411,26 @@ function scanNested(): void {
           ve = k;
         }
       }
-      judgeAttr(T_NONE, as, ae, vs, ve, k);
+      judgeAttr(as, ae, vs, ve, k);
     }
     i = k;
   }
+}
+
+/** Past white space and /* comments *\/ from i (JavaScript allows both before a call's '('). */
+export function skipGap(i: i32): i32 {
+  while (i < len) {
+    const c = at(txt, i);
+    if (isSpace(c)) { i++; continue; }
+    if (c == 47 && i + 1 < len && at(txt, i + 1) == 42) {
+      i += 2;
+      while (i + 1 < len && !(at(txt, i) == 42 && at(txt, i + 1) == 47)) i++;
+      i += 2;
+      continue;
+    }
+    break;
+  }
+  return i;
 }
 
 /** Quote, optional spaces or '/', then on<letters> and '=': breaking out of an attribute value. */
@@ -443,9 +467,12 @@ function scanBreakouts(): void {
       const ws = j;
       while (j < len && (isAlnum(at(txt, j)) || at(txt, j) == 95 || at(txt, j) == 36)) j++;
       if (j == ws || j >= len) continue;
+      const we = j;
+      j = skipGap(j);
+      if (j >= len) continue;
       const nx = at(txt, j);
-      if (nx == 40 || nx == 96 || nx == 46 || nx == 91 || nx == 61) {
-        const r = ruleWithWord(K_JS_BREAKOUT, txt, ws, j - ws);
+      if ((j == we && (nx == 40 || nx == 96 || nx == 46 || nx == 91 || nx == 61)) || (j > we && nx == 40)) {
+        const r = ruleWithWord(K_JS_BREAKOUT, txt, ws, we - ws);
         if (r >= 0) hit(r, i, j + 1);
       }
     }
@@ -462,7 +489,8 @@ function jsKeyword(s: i32, e: i32): bool {
     wordEq(s, l, 'await') || wordEq(s, l, 'yield') || wordEq(s, l, 'return') || wordEq(s, l, 'case') || wordEq(s, l, 'do') ||
     wordEq(s, l, 'in') || wordEq(s, l, 'instanceof') || wordEq(s, l, 'of') || wordEq(s, l, 'let') || wordEq(s, l, 'var') ||
     wordEq(s, l, 'const') || wordEq(s, l, 'else') || wordEq(s, l, 'function') || wordEq(s, l, 'async') || wordEq(s, l, 'static') ||
-    wordEq(s, l, 'with') || wordEq(s, l, 'if') || wordEq(s, l, 'for') || wordEq(s, l, 'while') || wordEq(s, l, 'try') || wordEq(s, l, 'class');
+    wordEq(s, l, 'with') || wordEq(s, l, 'if') || wordEq(s, l, 'for') || wordEq(s, l, 'while') || wordEq(s, l, 'try') || wordEq(s, l, 'class') ||
+    wordEq(s, l, 'import') || wordEq(s, l, 'super') || wordEq(s, l, 'this');
 }
 
 function wordEq(s: i32, l: i32, w: string): bool {
@@ -486,7 +514,10 @@ function proseAfterScheme(): bool {
   if (i == s || jsKeyword(s, i)) return false;
   if (i >= len || !(at(txt, i) == 32 || at(txt, i) == 9)) return false;
   while (i < len && (at(txt, i) == 32 || at(txt, i) == 9)) i++;
-  return i < len && isAlpha(at(txt, i));
+  const s2 = i;
+  while (i < len && isAlpha(at(txt, i))) i++;
+  // "top in import(name)", "x instanceof y": an operator word joins the two into an expression
+  return i > s2 && !wordEq(s2, i - s2, 'in') && !wordEq(s2, i - s2, 'instanceof');
 }
 
 /**
@@ -496,34 +527,28 @@ function proseAfterScheme(): bool {
 function scanBareSchemes(): void {
   if (!kindActive(K_URL_SCHEME)) return;
   let i = 0;
+  let prevColon = -1;
   while (i < len) {
     i = find1(txt, i, len, 58);
     if (i >= len) return;
-    // back over scheme characters, tabs/newlines and literal escapes (bounded)
+    // back over scheme characters, leading white space, controls and literal escapes, no further
+    // than the previous ':' (a scheme holds none), so every character is read back at most once
     let s = i;
-    let guard = 0;
-    while (s > 0 && guard < 96) {
+    while (s > prevColon + 1) {
       const c = at(txt, s - 1);
-      if (isAlnum(c) || c == 9 || c == 10 || c == 13 || c == 92 || c == 43 || c == 45 || c == 46 || c <= 32 || isUniSpace(c)) { s--; guard++; continue; }
+      if (isAlnum(c) || c == 92 || c == 43 || c == 45 || c == 46 || c <= 32 || isUniSpace(c)) { s--; continue; }
       break;
     }
-    // the candidate starts must follow the value start, '=', '(' or a quote
-    for (let st = s; st < i; st++) {
-      if (st > 0) {
-        const p = at(txt, st - 1);
-        if (!(p == 61 || p == 40 || p == 34 || p == 39 || p == 96 || (st == s && st == 0))) {
-          if (st != s) continue;
-          if (!(p == 61 || p == 40 || p == 34 || p == 39 || p == 96)) continue;
-        }
-      }
-      if (!readScheme(st, len) || schemeEnd != i + 1) continue;
-      let r = schemeRule();
-      if (r < 0) r = dataRule(len);
-      if (r < 0) continue;
-      if (proseAfterScheme()) break;
-      hit(r, st, stripMode ? schemeEnd : (len < schemeEnd + 40 ? len : schemeEnd + 40));
+    prevColon = i;
+    // a URL starts at the value start or right after '=', '(' or a quote
+    const p = s > 0 ? at(txt, s - 1) : 0;
+    if (!(s == 0 || p == 61 || p == 40 || p == 34 || p == 39 || p == 96)) { i++; continue; }
+    if (!readScheme(s, len) || schemeEnd != i + 1) { i++; continue; }
+    let r = schemeRule();
+    if (r < 0) r = dataRule(len);
+    if (r >= 0 && !proseAfterScheme()) {
+      hit(r, s, stripMode ? schemeEnd : (len < schemeEnd + 40 ? len : schemeEnd + 40));
       return;
-      break;
     }
     i++;
   }
@@ -536,14 +561,22 @@ export function scanXss(p: usize, n: i32, mask: u32): void {
   closeCacheScript = -2;
   closeFromScript = 0;
   swallowedAt = -1;
+  rescanned = false;
+  cssDoneTo = -1;
+  visitedLt = 0;
   if ((mask & C_LT) != 0) {
     scanTags(0);
     if (swallowedAt >= 0) {
+      // a construct left open at the end swallowed the rest: read it again as text, once
       const from = swallowedAt;
-      swallowedAt = -2; // never rescan twice
+      rescanned = true;
       scanTags(from);
     }
-    if (!stripMode) scanNested();
+    // the quote-blind pass, in strip mode too: a tag hidden in an attribute value or behind an
+    // open comment may still run where the value lands. Needed only when some '<' was hidden.
+    let total = 0;
+    for (let i = find1(txt, 0, len, 60); i < len; i = find1(txt, i + 1, len, 60)) total++;
+    if (total > visitedLt) scanNested();
   }
   if ((mask & C_COLON) != 0) scanBareSchemes();
   if (!stripMode && (mask & (C_SQ | C_DQ | C_BQ)) != 0) scanBreakouts();

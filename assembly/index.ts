@@ -7,7 +7,7 @@ import { resultsInit, resultBytes, resultPtr, resultCount, beginValue, setText, 
 import { runPipeline, runPipelineClassified, outPtr, outLen, excess } from './pipeline';
 import { scanXss } from './html';
 import { scanSql } from './sql';
-import { scanPath } from './path';
+import { scanPath, resetPathCaches } from './path';
 import { scanLiterals, buildLiterals } from './literals';
 import { classify, C_PCT, C_AMP, C_NONASCII } from './classes';
 import { sanitize, sanitizedPtr } from './sanitize';
@@ -49,6 +49,7 @@ export function rules_reserve(bytes: u32): u32 {
 export function init(ptr: u32, len: u32): i32 {
   let scratch = (__heap_base + 15) & ~<usize>15;
   if (<usize>ptr >= scratch) scratch = <usize>ptr + <usize>len;
+  resetPathCaches();
   const n = loadRules(<usize>ptr, <usize>len, scratch);
   if (n >= 0) {
     buildLiterals();
@@ -102,7 +103,6 @@ function valueAt(i: u32): bool {
   const count = load<u32>(batch);
   if (i >= count) return false;
   const text = batch + 4 + <usize>count * 8;
-  if (i >= count) return false;
   const s = load<u32>(batch + 4 + <usize>i * 8);
   const l = load<u32>(batch + 8 + <usize>i * 8);
   if (<u64>s + <u64>l > batchUnits) return false; // u64: no wrap-around

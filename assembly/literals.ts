@@ -102,6 +102,54 @@ function callAt(i: i32, name: string): bool {
   return at(txt, i + l) == 40;
 }
 
+/**
+ * `name (arg` or `name/**\/(arg`: JavaScript allows a gap before a call's '('. Prose does too
+ * ("alert (the manager)"), so the argument must start like code: a digit, a quote, a backtick,
+ * ')' or '/', or a name directly followed by ')' '.' '[' '(' or ','.
+ */
+function spacedCall(e: i32): bool {
+  let j = e;
+  let guard = 0;
+  while (j < len && guard < 256) {
+    const c = at(txt, j);
+    if (isSpace(c)) { j++; guard++; continue; }
+    if (c == 47 && j + 1 < len && at(txt, j + 1) == 42) {
+      j += 2;
+      while (j + 1 < len && !(at(txt, j) == 42 && at(txt, j + 1) == 47) && guard < 256) { j++; guard++; }
+      j += 2;
+      continue;
+    }
+    break;
+  }
+  if (j == e || j >= len || at(txt, j) != 40) return false;
+  j++;
+  while (j < len && isSpace(at(txt, j))) j++;
+  if (j >= len) return false;
+  const a = at(txt, j);
+  if ((a >= 48 && a <= 57) || a == 34 || a == 39 || a == 96 || a == 41 || a == 47) return true;
+  if (!isIdent(a)) return false;
+  while (j < len && isIdent(at(txt, j))) j++;
+  if (j >= len) return false;
+  const b = at(txt, j);
+  return b == 41 || b == 46 || b == 91 || b == 40 || b == 44;
+}
+
+// When the literal pass runs over the path view (path.ts), offsets map back to the value.
+let litMap: usize = 0; // i32 value offset of each view unit, or 0
+let litMapEnd = 0; // the value's length
+
+export function setLiteralMap(map: usize, valueLen: i32): void {
+  litMap = map;
+  litMapEnd = valueLen;
+}
+
+function emitLit(r: i32, s: i32, e: i32): void {
+  if (litMap == 0) { emit(r, s, e); return; }
+  const os = load<i32>(litMap + (<usize>s << 2));
+  const oe = e > s ? (e < len ? load<i32>(litMap + (<usize>e << 2)) : litMapEnd) : os;
+  emit(r, os, oe);
+}
+
 // End of the last verified match.
 let matchEnd = 0;
 
@@ -112,15 +160,18 @@ function phraseAt(w: usize, wl: i32, i: i32): bool {
   while (q < wl) {
     const pc = <u32>load<u8>(w + q);
     if (pc == 32) {
-      // at least one separator in the text
+      // at least one separator in the text: white space (read once per word before it, so
+      // unbounded) or /* comments */ (bounded: a comment this long between two SQL words hides
+      // them, and counts as the phrase)
       const t0 = t;
-      let guard = 0;
-      while (t < len && guard < 512) {
+      while (t < len) {
         const c = at(txt, t);
-        if (isSpace(c) || c == 43) { t++; guard++; continue; }
+        if (isSpace(c) || c == 43) { t++; continue; }
         if (c == 47 && t + 1 < len && at(txt, t + 1) == 42) {
           t += 2;
+          let guard = 0;
           while (t + 1 < len && !(at(txt, t) == 42 && at(txt, t + 1) == 47) && guard < 512) { t++; guard++; }
+          if (guard >= 512) { matchEnd = t; return true; }
           t += 2;
           continue;
         }
@@ -159,25 +210,25 @@ function verify(r: i32, k: i32, i: i32): bool {
     if (isIdent(prev) || prev == 46) return false;
     if (!phraseAt(w, wl, i)) return false;
     if (stripMode) addSpan(i, matchEnd);
-    else emit(r, i, matchEnd);
+    else emitLit(r, i, matchEnd);
     return true;
   }
   if (!same(w, wl, i)) return false;
   const e = i + wl;
   const last = <u32>load<u8>(w + wl - 1);
   if (kind == K_SUBSTRING) {
-    emit(r, i, e);
+    emitLit(r, i, e);
     return true;
   }
   if (kind == K_PATH_WRAPPER) {
     if (isAlnum(prev)) return false;
-    emit(r, i, e);
+    emitLit(r, i, e);
     return true;
   }
   if (kind == K_PATH_FILE) {
     if (i > 0 && !isSep(prev)) return false;
     if (e < len && last != 47 && isAlnum(at(txt, e))) return false; // "etc/passwords"
-    emit(r, i, e);
+    emitLit(r, i, e);
     return true;
   }
   // K_JS_CALL
@@ -192,9 +243,9 @@ function verify(r: i32, k: i32, i: i32): bool {
     if (e >= len) return false;
     const d = at(txt, e);
     if (!(d == 40 || d == 96 || (d == 63 && e + 2 < len && at(txt, e + 1) == 46 && at(txt, e + 2) == 40) ||
-      (d == 46 && (callAt(e + 1, 'call') || callAt(e + 1, 'apply') || callAt(e + 1, 'bind'))))) return false;
+      (d == 46 && (callAt(e + 1, 'call') || callAt(e + 1, 'apply') || callAt(e + 1, 'bind'))) || spacedCall(e))) return false;
   }
-  emit(r, i, e + 1 <= len ? e + 1 : len);
+  emitLit(r, i, e + 1 <= len ? e + 1 : len);
   return true;
 }
 
@@ -227,16 +278,17 @@ function checkBucket(h: u32, i: i32, onlyKind: i32): void {
   }
 }
 
-// A run of this many word characters may hide an encoded literal anywhere inside (base64):
-// such a value is searched at every position.
-const LONG_RUN = 16;
+// The shortest run of word characters searched inside for encoded literals (base64 of
+// "<svg" is 6 units and starts after the run's first unit at the earliest).
+const MIN_INNER_RUN = 7;
 
 /**
  * Every literal rule over p[0, n); `onlyKind` >= 0 limits it to one kind (the sanitizer's SQL
  * phrases). Every kind's boundary rule makes a literal start at a word start or at a character
  * that is neither a word character nor white space, so only those positions are looked at,
- * found eight units at a time; a value with a long run of word characters (an encoded blob)
- * is searched at every position instead.
+ * found eight units at a time. The one exception, literals of kind "substring" (base64 of
+ * markup or paths), can start anywhere inside a run of word characters: runs that look encoded
+ * (an upper-case letter after the first unit, or a digit) are searched inside as well.
  */
 export function scanLiterals(p: usize, n: i32, onlyKind: i32): void {
   sawHexByte = false;
@@ -246,19 +298,34 @@ export function scanLiterals(p: usize, n: i32, onlyKind: i32): void {
   txt = p;
   len = n;
   // short values: a plain pass costs less than setting up the vector search
-  if (n < 24 || !startsOnly(p, n, onlyKind)) everyPosition(p, n, onlyKind);
+  if (n < 24) everyPosition(p, n, onlyKind);
+  else startsOnly(p, n, onlyKind);
 }
 
-/** The candidate-start search; false when a long word run means every position must be searched. */
-function startsOnly(p: usize, n: i32, onlyKind: i32): bool {
+/** Searches the inside of the word run [s, e) for substring literals when it looks encoded. */
+function innerRun(s: i32, e: i32): void {
+  if (e - s < MIN_INNER_RUN) return;
+  let encoded = false;
+  for (let k = s + 1; k < e; k++) {
+    const c = at(txt, k);
+    if (c - 65 < 26 || c - 48 < 10) { encoded = true; break; }
+  }
+  if (!encoded) return;
+  const last = e - 2 < len - 2 ? e - 2 : len - 2;
+  for (let j = s + 1; j < last; j++) checkAt(j, K_SUBSTRING);
+}
+
+/** The candidate-start search over the whole value. */
+function startsOnly(p: usize, n: i32, onlyKind: i32): void {
+  let innerDoneTo = -1;
   const last = n - 2; // a literal needs three units
   let prevWord: u32 = 0;
-  let lastBoundary = -1; // index of the last unit that is not a word character
   let hex = false;
   let i = 0;
   const z0 = i16x8.splat(48);
   const ten = i16x8.splat(10);
   const la = i16x8.splat(97);
+  const la_upper = i16x8.splat(65);
   const twentySix = i16x8.splat(26);
   const x20 = i16x8.splat(0x20);
   const us = i16x8.splat(95);
@@ -275,6 +342,7 @@ function startsOnly(p: usize, n: i32, onlyKind: i32): bool {
     let lanes = 8;
     let vectorHashes = false;
     let hitBits: u32 = 0;
+    let encodedLanes: u32 = 0;
     if (i + 8 <= n) {
       const v = v128.load(p + (<usize>i << 1));
       const isDigit = i16x8.lt_u(i16x8.sub(v, z0), ten);
@@ -283,6 +351,7 @@ function startsOnly(p: usize, n: i32, onlyKind: i32): bool {
       const isSpaceV = v128.or(i16x8.eq(v, sp), i16x8.lt_u(i16x8.sub(v, tab), five));
       word = <u32>i16x8.bitmask(isWordV);
       space = <u32>i16x8.bitmask(isSpaceV);
+      encodedLanes = <u32>i16x8.bitmask(v128.or(isDigit, i16x8.lt_u(i16x8.sub(v, la_upper), twentySix)));
       if (i + 10 <= n) {
         // the three-unit hash of all eight positions at once
         const fa = i16x8.min_u(v128.or(v, x20), x7f);
@@ -306,17 +375,26 @@ function startsOnly(p: usize, n: i32, onlyKind: i32): bool {
         const c = at(p, i + j);
         if ((cls(c) & 2) != 0) word |= 1 << j;
         else if ((cls(c) & 1) != 0) space |= 1 << j;
+        if (c - 65 < 26 || c - 48 < 10) encodedLanes |= 1 << j;
       }
     }
     const full: u32 = lanes == 8 ? 0xff : (<u32>1 << lanes) - 1;
-    if (word == full) {
-      // the current run goes on through this chunk
-      if (i + lanes - (lastBoundary + 1) >= LONG_RUN) return false;
-    } else {
-      // the run that ends at this chunk's first non-word unit; later runs in it are short
-      const f = i + <i32>ctz(~word & full);
-      if (f - (lastBoundary + 1) >= LONG_RUN) return false;
-      lastBoundary = i + 31 - <i32>clz(~word & full);
+    // an upper-case letter or a digit inside a word run (not its first unit): the run may be
+    // encoded (base64), so its inside is searched for substring literals, once per run
+    const inner = encodedLanes & word & ((word << 1) | prevWord) & full;
+    if (inner != 0) {
+      let m = inner;
+      while (m != 0) {
+        const x = i + <i32>ctz(m);
+        m &= m - 1;
+        if (x < innerDoneTo) continue;
+        let rs = x;
+        while (rs > 0 && (cls(at(p, rs - 1)) & 2) != 0) rs--;
+        let re = x;
+        while (re < n && (cls(at(p, re)) & 2) != 0) re++;
+        innerRun(rs, re);
+        innerDoneTo = re;
+      }
     }
     let starts = ((word & ~((word << 1) | prevWord)) | (~word & ~space)) & full;
     if (vectorHashes) {
@@ -339,7 +417,6 @@ function startsOnly(p: usize, n: i32, onlyKind: i32): bool {
     i += lanes;
   }
   sawHexByte = hex;
-  return true;
 }
 
 function everyPosition(p: usize, n: i32, onlyKind: i32): void {

@@ -10,11 +10,12 @@ import {
 import { emit } from './findings';
 import { arenaAlloc } from './mem';
 import { C_NUL, C_DOT, C_SLASH, C_BSLASH, C_NONASCII } from './classes';
-import { sawHexByte } from './literals';
+import { sawHexByte, scanLiterals, setLiteralMap } from './literals';
 
 let txt: usize = 0;
 let len = 0;
 let map: usize = 0; // when viewing a mapped copy: i32 original offset of each unit, else 0
+let mapLen = 0; // length of the value the map points into
 
 /** Characters some servers and fuzzers use for '/' (division slash, set minus, private-use slashes). */
 @inline function slashLike(c: u32): bool {
@@ -28,7 +29,8 @@ let map: usize = 0; // when viewing a mapped copy: i32 original offset of each u
 function hit(r: i32, s: i32, e: i32): void {
   if (map == 0) { emit(r, s, e); return; }
   const os = orig(s);
-  const oe = e > s ? orig(e - 1) + 1 : os;
+  // the unit after the match starts where the match ends in the value (units map to 1 or 4)
+  const oe = e > s ? (e < len ? orig(e) : mapLen) : os;
   emit(r, os, oe);
 }
 
@@ -48,7 +50,7 @@ function traversal(r: i32): void {
     }
     let j = i + 2;
     while (j < len && at(txt, j) == 46) j++;
-    // "..;/" (path parameters) and "..%00" forms
+    // "..;/" (path parameters)
     let k = j;
     if (k < len && at(txt, k) == 59) {
       while (k < len && !isSep(at(txt, k)) && k - j < 64) k++;
@@ -66,38 +68,13 @@ function traversal(r: i32): void {
 }
 
 /**
- * Sensitive files: a param at a segment start; a leading '^' anchors it to the value start.
- * On the value itself the unanchored params are literals (literals.ts); here they run only on
- * the path view, whose mapped separators the literal pass does not see.
+ * Sensitive files anchored to the value start (a leading '^'). The other params are literals:
+ * literals.ts finds them at segment starts, on the value and (through scanPath) on the path view.
  */
-let viewMode = false;
 function files(r: i32): bool {
-  const n = paramCount(r);
-  // first non-space position for anchored params
   let s0 = 0;
   while (s0 < len && at(txt, s0) <= 32) s0++;
-  if (!viewMode) return anchoredFiles(r, n, s0);
-  // on the value itself only the anchored params are checked here, at the start
-  const last0 = viewMode ? len : (len > 0 ? 1 : 0);
-  for (let i = 0; i < last0; i++) {
-    if (i > 0 && !isSep(at(txt, i - 1))) continue;
-    for (let k = 0; k < n; k++) {
-      let w = paramPtr(r, k);
-      let wl = paramLen(r, k);
-      let anchored = false;
-      if (load<u8>(w) == 94) { anchored = true; w++; wl--; }
-      if (!anchored && !viewMode) continue;
-      const at0 = anchored ? s0 : i;
-      if (anchored && i != 0) continue;
-      if (!paramAt(w, wl, at0)) continue;
-      const e = at0 + wl;
-      const last = <u32>load<u8>(w + wl - 1);
-      if (e < len && last != 47 && isAlnum(at(txt, e))) continue; // "etc/passwords" is not etc/passwd
-      hit(r, at0, e);
-      return true;
-    }
-  }
-  return false;
+  return anchoredFiles(r, paramCount(r), s0);
 }
 
 // Anchored params (a leading '^') per rule, found once: {u16 param} lists.
@@ -106,26 +83,39 @@ const anchoredFirst = memory.data(16); // 128-bit set of their first characters 
 let anchoredRule = -1;
 let anchoredCount = 0;
 
-function setFirst(c: u32): void {
-  store<u8>(anchoredFirst + (c >> 3), load<u8>(anchoredFirst + (c >> 3)) | <u8>(<u32>1 << (c & 7)));
+function setFirst(set: usize, c: u32): void {
+  store<u8>(set + (c >> 3), load<u8>(set + (c >> 3)) | <u8>(<u32>1 << (c & 7)));
+}
+
+/** Lists rule r's anchored params and the first characters of both kinds, once per rule. */
+function buildFirstSets(r: i32, n: i32): void {
+  if (anchoredRule == r) return;
+  anchoredCount = 0;
+  memory.fill(anchoredFirst, 0, 16);
+  for (let k = 0; k < n; k++) {
+    const w = paramPtr(r, k);
+    const l = paramLen(r, k);
+    if (l < 2) continue;
+    if (load<u8>(w) != 94) continue;
+    const f = <u32>load<u8>(w + 1) & 127;
+    if (f == 47) setFirst(anchoredFirst, 92); // '/' also matches '\\'
+    setFirst(anchoredFirst, f);
+    if (anchoredCount < 256) {
+      store<u16>(anchoredList + (<usize>anchoredCount << 1), <u16>k);
+      anchoredCount++;
+    }
+  }
+  anchoredRule = r;
+}
+
+/** Forgets the per-rule caches (a new rule blob was loaded). */
+export function resetPathCaches(): void {
+  anchoredRule = -1;
 }
 
 /** The anchored params of rule r at the value start s0 (first byte compared before the rest). */
 function anchoredFiles(r: i32, n: i32, s0: i32): bool {
-  if (anchoredRule != r) {
-    anchoredCount = 0;
-    memory.fill(anchoredFirst, 0, 16);
-    for (let k = 0; k < n && anchoredCount < 256; k++) {
-      const w = paramPtr(r, k);
-      if (load<u8>(w) != 94 || paramLen(r, k) < 2) continue;
-      store<u16>(anchoredList + (<usize>anchoredCount << 1), <u16>k);
-      anchoredCount++;
-      let f = <u32>load<u8>(w + 1) & 127;
-      if (f == 47) setFirst(92); // '/' also matches '\'
-      setFirst(f);
-    }
-    anchoredRule = r;
-  }
+  buildFirstSets(r, n);
   if (s0 >= len) return false;
   const c = lower(at(txt, s0));
   if (c >= 128 || (load<u8>(anchoredFirst + (c >> 3)) & (1 << (c & 7))) == 0) return false;
@@ -178,6 +168,7 @@ function buildView(p: usize, n: i32): bool {
   txt = buf;
   len = o;
   map = m;
+  mapLen = n;
   return true;
 }
 
@@ -201,7 +192,6 @@ export function scanPath(p: usize, n: i32, mask: u32): void {
   txt = p;
   len = n;
   map = 0;
-  viewMode = false;
   if ((mask & C_NUL) != 0) {
     const r = enabledRule(K_PATH_NUL);
     if (r >= 0) {
@@ -210,9 +200,11 @@ export function scanPath(p: usize, n: i32, mask: u32): void {
   }
   if ((mask & (C_DOT | C_SLASH | C_BSLASH)) != 0) detect(n, mask);
   if (((mask & C_NONASCII) != 0 || sawHexByte) && buildView(p, n)) {
-    viewMode = true;
     detect(n, C_DOT | C_SLASH); // the view maps to dots and separators
+    // sensitive files on the view, with offsets mapped back to the value
+    setLiteralMap(map, mapLen);
+    scanLiterals(txt, len, K_PATH_FILE);
+    setLiteralMap(0, 0);
   }
   map = 0;
-  viewMode = false;
 }

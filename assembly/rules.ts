@@ -25,7 +25,7 @@ export const K_SQL_STACKED = 22;
 export const K_SQL_CALL = 23;
 export const K_SQL_PHRASE = 24;
 export const K_SQL_COMMENT = 25;
-export const K_SQL_CLAUSE = 26;
+export const K_SQL_BREAKOUT = 26;
 export const K_PATH_TRAVERSAL = 40;
 export const K_PATH_FILE = 41;
 export const K_PATH_WRAPPER = 42;
@@ -45,7 +45,7 @@ const KIND_NAMES: string[] = [
 const KIND_CODES: i32[] = [
   K_HTML_TAG, K_HTML_EVENT_ATTR, K_HTML_ATTR_NAME, K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR,
   K_ATTR_BREAKOUT, K_JS_BREAKOUT, K_JS_CALL, K_SUBSTRING,
-  K_SQL_TAUTOLOGY, K_SQL_UNION, K_SQL_STACKED, K_SQL_CALL, K_SQL_PHRASE, K_SQL_COMMENT, K_SQL_CLAUSE,
+  K_SQL_TAUTOLOGY, K_SQL_UNION, K_SQL_STACKED, K_SQL_CALL, K_SQL_PHRASE, K_SQL_COMMENT, K_SQL_BREAKOUT,
   K_PATH_TRAVERSAL, K_PATH_FILE, K_PATH_WRAPPER, K_PATH_NUL,
   K_DECODE_EXCESS, K_LIMIT_OVERSIZE, K_ENGINE_FAULT,
 ];
@@ -145,6 +145,11 @@ export function paramIndex(r: i32, p: usize, i: i32, len: i32, h: u32): i32 {
 export function paramFind(r: i32, p: usize, i: i32, len: i32): i32 {
   if (!mayHave(r, p, i, len)) return -1;
   return paramIndex(r, p, i, len, hashLower(p, i, len));
+}
+
+/** Some param of rule r may start with c (a filter on c & 31: it may answer yes wrongly, never no). */
+@inline export function mayStartWith(r: i32, c: u32): bool {
+  return (load<u32>(ruleFirstMask + (<usize>r << 2)) & (1 << (lower(c) & 31))) != 0;
 }
 
 /** Quick reject: no param of rule r has this length or this first character. */

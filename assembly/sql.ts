@@ -9,7 +9,7 @@
 import { at, lower, isAlpha, isDigit, isSpace, isWord, isHex, hashLower, cls, find4 } from './text';
 import { sqlAnchors, sqlAnchorCount, sqlAnchorsOverflow } from './literals';
 import {
-  K_SQL_TAUTOLOGY, K_SQL_UNION, K_SQL_STACKED, K_SQL_CALL, K_SQL_PHRASE, K_SQL_COMMENT, K_SQL_CLAUSE,
+  K_SQL_TAUTOLOGY, K_SQL_UNION, K_SQL_STACKED, K_SQL_CALL, K_SQL_PHRASE, K_SQL_COMMENT, K_SQL_BREAKOUT,
   firstRule, nextRule, ruleEnabled, paramFind, paramCount, paramPtr, paramLen, ruleWithWord, enabledRule,
 } from './rules';
 import { emit } from './findings';
@@ -731,7 +731,7 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
     }
     r = nextRule(r);
   }
-  const rb = firstOn(K_SQL_CLAUSE);
+  const rb = firstOn(K_SQL_BREAKOUT);
   if (rb >= 0 && strongCtx) {
     const t = tType(c);
     // comparison / arithmetic / concatenation: ' = '  '+(select 1)+'  '-sleep(5)-'  1-sleep(5)
@@ -740,7 +740,7 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
       if (wordIs(c, 'is') && wordIs(m, 'not')) m = sig(m + 1);
       if (strongOperand(m)) { operand(m, false); hitTok(rb, c, exprEnd); return; }
       // 1-false, 1*true: arithmetic with a boolean literal probes how the value is evaluated
-      if (!quoteCtx && t == T_OP && wordIs(m, 'true') || wordIs(m, 'false')) {
+      if (!quoteCtx && t == T_OP && (wordIs(m, 'true') || wordIs(m, 'false'))) {
         if (t == T_OP && endTail(sig(m + 1)) && sig(m + 1) >= ntok) { hitTok(rb, c, m + 1); return; }
       }
       if (quoteCtx && (isCmp(c) ? cmpRight(c) : chain(m, false)) && endTail(sig(exprEnd))) { hitTok(rb, c, exprEnd); return; }

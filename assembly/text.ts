@@ -25,7 +25,7 @@
   return c <= 57 ? c - 48 : (c | 32) - 87;
 }
 
-/** HTML/ASCII whitespace as browsers treat it between tokens. */
+/** ASCII white space: space, tab, LF, VT, FF, CR (VT is one more than browsers skip; it only widens detection). */
 @inline export function isSpace(c: u32): bool {
   return c == 32 || c - 9 < 5;
 }

@@ -149,6 +149,9 @@ export const FAMILIES = [
   { name: '../', desc: "'../' repeated", make: (n) => rep('../', n) },
   { name: 'or 1=', desc: "'or 1=' repeated", make: (n) => rep('or 1=', n) },
   { name: '((((', desc: "'(' repeated", make: (n) => rep('(', n) },
+  { name: '<style>', desc: "'<style>' repeated (style elements never closed)", make: (n) => rep('<style>', n) },
+  { name: '0x2f', desc: "'..0x2f' repeated (hex-literal separators: the path view)", make: (n) => rep('..0x2f', n) },
+  { name: 'ab1=', desc: "'a_b1=' repeated (SQL anchors inside word runs)", make: (n) => rep('a_b1=', n) },
 ];
 export const BENIGN_FAMILY = { name: 'benign', desc: 'benign prose (reference)', make: (n) => benignText(n) };
 

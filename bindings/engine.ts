@@ -20,7 +20,10 @@ export interface EngineOptions {
   rules?: { disable?: readonly string[] };
   /** Values longer than this (UTF-16 code units) are not scanned but reported as patterns.limits.oversize. */
   maxValueLength?: number;
-  /** Upper bound on the engine's linear memory in MiB; an input that needs more is reported as patterns.engine.fault. */
+  /**
+   * Upper bound on the engine's linear memory in MiB; an input that needs more is reported as
+   * patterns.engine.fault. The module starts with about 0.5 MiB, which a smaller cap cannot undo.
+   */
   maxMemoryMiB?: number;
 }
 
@@ -99,7 +102,9 @@ export class Engine {
 
   constructor(options: EngineOptions = {}) {
     const max = options.maxValueLength ?? DEFAULT_MAX_VALUE;
-    if (!Number.isInteger(max) || max < 1) throw new TypeError(`maxValueLength must be a positive integer, got ${String(options.maxValueLength)}`);
+    if (!Number.isInteger(max) || max < 1 || max > 0x7fffffff) {
+      throw new TypeError(`maxValueLength must be an integer from 1 to 2147483647, got ${String(options.maxValueLength)}`);
+    }
     this.maxValueLength = max;
     const mib = options.maxMemoryMiB ?? 4096;
     if (!(typeof mib === 'number' && mib >= 1)) throw new TypeError(`maxMemoryMiB must be a number >= 1, got ${String(options.maxMemoryMiB)}`);
@@ -107,6 +112,7 @@ export class Engine {
     this.instantiate();
     const ex = this.ex;
     this.rules = parseRuleBlob(new Uint8Array(ex.memory.buffer, ex.rules_default_ptr(), ex.rules_default_len()).slice());
+    this.oversizeIndex = this.rules.findIndex((r) => r.id === 'patterns.limits.oversize');
     for (const id of options.rules?.disable ?? []) this.disable(id);
   }
 
@@ -229,7 +235,36 @@ export class Engine {
   scanValues(values: readonly string[]): Finding[][] {
     const out: Finding[][] = values.map(() => []);
     if (values.length === 0) return out;
-    const units = Engine.units(values);
+    let units = Engine.units(values);
+    if (units > this.maxValueLength) {
+      // values over the cap are reported here and packed empty: never copied into the engine
+      let oversized = false;
+      for (const v of values) if (v.length > this.maxValueLength) { oversized = true; break; }
+      if (oversized) {
+        const kept = values.map((v, i) => {
+          if (v.length <= this.maxValueLength) return v;
+          if (this.oversizeIndex >= 0 && !this.disabled.has(this.oversizeIndex)) out[i].push(this.oversizeFinding(v));
+          return '';
+        });
+        return this.scanPacked(kept, Engine.units(kept), out);
+      }
+    }
+    return this.scanPacked(values, units, out);
+  }
+
+  private readonly oversizeIndex: number = -1;
+
+  private oversizeFinding(v: string): Finding {
+    // at most 80 code points from the start
+    let end = 0;
+    for (let cps = 0; cps < 80 && end < v.length; cps++) {
+      const c = v.charCodeAt(end);
+      end += c >= 0xd800 && c < 0xdc00 && end + 1 < v.length && (v.charCodeAt(end + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+    }
+    return { vector: 'limits', rule: 'patterns.limits.oversize', matched: v.slice(0, end), start: 0, end: v.length };
+  }
+
+  private scanPacked(values: readonly string[], units: number, out: Finding[][]): Finding[][] {
     let count: number;
     try {
       this.pack(values, units);

@@ -1,0 +1,89 @@
+// Regressions from a review of the engine: each case once got past it or slowed it down.
+import { describe, it, expect } from 'vitest';
+import { Engine, scan, sanitizeString, decode } from '@shield/node';
+
+const rules = (v) => scan(v).map((f) => f.rule);
+
+describe('script URLs', () => {
+  it('any number of leading spaces before a scheme in an attribute', () => {
+    const v = `<a href="${' '.repeat(70)}javascript:top.name">x</a>`;
+    expect(rules(v)).toContain('patterns.xss.js-url');
+    expect(sanitizeString(v, { encode: false })).not.toMatch(/javascript:/i);
+  });
+  it('any number of leading spaces before a bare scheme', () => {
+    const v = `${' '.repeat(100)}javascript:top.name`;
+    expect(rules(v)).toContain('patterns.xss.js-url');
+    expect(sanitizeString(v)).not.toMatch(/javascript:/i);
+  });
+  it('an operator word makes "word word" code, not prose', () => {
+    expect(rules('javascript: top in import(name)')).toContain('patterns.xss.js-url');
+    expect(rules('javascript: self instanceof import(name)')).toContain('patterns.xss.js-url');
+    expect(scan('JavaScript: The Good Parts')).toEqual([]);
+  });
+});
+
+describe('calls with a gap before the parenthesis', () => {
+  it.each([["';prompt (1)//"], ["';prompt/**/(1)//"], ['x alert (document.domain)']])('%s', (v) => {
+    expect(scan(v).some((f) => f.vector === 'xss')).toBe(true);
+  });
+  it('prose with a parenthesis after a sink name stays clean', () => {
+    expect(scan('Please alert (the manager) if the door is open')).toEqual([]);
+  });
+});
+
+describe('encoded literals inside a word', () => {
+  it('base64 of <script in the middle of a token, in a long value', () => {
+    expect(rules('YWJjPHNjcmlwdD4= padding padding padding')).toContain('patterns.xss.encoded-markup');
+    expect(rules('some text then abcLi4vLi4vZXRjL3Bhc3N3ZA== end')).toContain('patterns.path.encoded-traversal');
+  });
+});
+
+describe('SQL phrases', () => {
+  it('a long comment between the words of a phrase does not hide it', () => {
+    const v = `1 waitfor/*${'x'.repeat(600)}*/delay '0:0:5'`;
+    expect(scan(v).some((f) => f.vector === 'sql')).toBe(true);
+  });
+});
+
+describe('sanitizeString without encoding', () => {
+  it('a tag behind an open comment inside a quoted value loses its handler', () => {
+    const out = sanitizeString(`<a title="<!--'><img src=x onerror=alert(1)>`, { encode: false });
+    expect(out).not.toMatch(/onerror/i);
+  });
+});
+
+describe('offsets', () => {
+  it('findings on the path view map back to the value, four-character units included', () => {
+    const v = 'x/..0x2f..0x2fetc0x2fpasswd';
+    const d = decode(v);
+    for (const f of scan(v)) expect(d.slice(f.start, f.end).startsWith(f.matched)).toBe(true);
+    const t = scan(v).find((f) => f.rule === 'patterns.path.traversal');
+    expect(t && t.matched).toBe('/..0x2f');
+  });
+});
+
+describe('many style elements', () => {
+  it('are judged once (the scan stays linear; timed in npm run bench)', () => {
+    const v = '<style>'.repeat(4000) + '*{x:expression(alert(1))}';
+    const found = rules(v);
+    expect(found).toContain('patterns.xss.injection-tag');
+    expect(found).toContain('patterns.xss.css-expression');
+  });
+});
+
+describe('limits', () => {
+  it('maxValueLength must fit the engine', () => {
+    expect(() => new Engine({ maxValueLength: 2 ** 32 })).toThrow(/maxValueLength/);
+  });
+  it('an oversize value is reported without being copied into the engine', () => {
+    const e = new Engine({ maxValueLength: 1000 });
+    const mem = e['ex'].memory;
+    const before = mem.buffer.byteLength;
+    const out = e.scanValues(['x'.repeat(8 << 20), '<script>alert(1)</script>']);
+    expect(out[0].map((f) => f.rule)).toEqual(['patterns.limits.oversize']);
+    expect(out[0][0].end).toBe(8 << 20);
+    expect(out[0][0].matched).toBe('x'.repeat(80));
+    expect(out[1].map((f) => f.rule)).toContain('patterns.xss.script-tag');
+    expect(mem.buffer.byteLength).toBe(before);
+  });
+});
