@@ -412,9 +412,9 @@ function cmpRight(c: i32): bool {
   if (wordIs(c, 'between')) return false;
   if (wordIs(c, 'sounds')) { if (!wordIs(m, 'like')) return false; m = sig(m + 1); }
   if (tType(c) == T_WORD) {
-    // like, rlike, regexp: a pattern string, variable or call
+    // like, rlike, regexp: a pattern string, number, variable or call
     const t = tType(m);
-    if (t == T_STR || t == T_VAR || (t == T_USTR && shortAppString(m)) || isCall(m)) return chain(m, false);
+    if (t == T_STR || t == T_NUM || t == T_VAR || (t == T_USTR && shortAppString(m)) || isCall(m)) return chain(m, false);
     return false;
   }
   return chain(m, true);
