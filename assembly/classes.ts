@@ -30,6 +30,12 @@ export const C_NONASCII: u32 = 1 << 24;
 export const C_RP: u32 = 1 << 25; // )
 export const C_BANG: u32 = 1 << 26; // !
 export const C_CTRL: u32 = 1 << 27; // other C0 controls
+export const C_SPACE: u32 = 1 << 28; // space, tab, CR, LF
+
+/** A value with '+' and no white space was form-encoded: '+' stands for a space. */
+@inline export function plusIsSpace(mask: u32): bool {
+  return (mask & (C_PLUS | C_SPACE)) == C_PLUS;
+}
 
 const TABLE = memory.data(128 * 4);
 let ready = false;
@@ -64,6 +70,7 @@ function build(): void {
     else if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) m = C_ALPHA;
     else if (c == 0) m = C_NUL;
     else if (c < 32 && c != 9 && c != 10 && c != 13) m = C_CTRL;
+    else if (c == 32 || c == 9 || c == 10 || c == 13) m = C_SPACE;
     store<u32>(TABLE + (<usize>c << 2), m);
   }
   ready = true;

@@ -12,7 +12,7 @@ import {
 } from './rules';
 import { emit } from './findings';
 import { stripMode, addSpan } from './spans';
-import { C_LT, C_COLON, C_SQ, C_DQ, C_BQ } from './classes';
+import { C_LT, C_COLON, C_SQ, C_DQ, C_BQ, plusIsSpace } from './classes';
 
 // Scratch for a URL scheme with ignored characters removed (at most 32 units).
 const schemeBuf = memory.data(64);
@@ -26,6 +26,12 @@ const T_STYLE = 2;
 
 let txt: usize = 0;
 let len = 0;
+let plusSpace = false; // the value was form-encoded: '+' is a space
+
+/** White space between HTML tokens ('+' too in a form-encoded value). */
+@inline function sp(c: u32): bool {
+  return isSpace(c) || (c == 43 && plusSpace);
+}
 let closeCacheScript = -2; // cached index of the next "</script" at or after closeFromScript
 let closeFromScript = 0;
 
@@ -104,7 +110,7 @@ function schemeRule(): i32 {
 function dataRule(end: i32): i32 {
   if (schemeLen != 4 || load<u64>(schemeBuf) != 0x0061007400610064) return -1; // "data"
   let i = schemeEnd;
-  while (i < end && isSpace(at(txt, i))) i++;
+  while (i < end && sp(at(txt, i))) i++;
   let r = firstRule(K_DATA_URL);
   while (r >= 0) {
     if (ruleEnabled(r)) {
@@ -236,7 +242,7 @@ function startTag(lt: i32, ns: i32): i32 {
   let i = ns;
   while (i < len) {
     const c = at(txt, i);
-    if (isSpace(c) || c == 47 || c == 62) break;
+    if (sp(c) || c == 47 || c == 62) break;
     i++;
   }
   const ne = i;
@@ -247,23 +253,23 @@ function startTag(lt: i32, ns: i32): i32 {
   // attributes
   while (i < len) {
     let c = at(txt, i);
-    if (isSpace(c) || c == 47) { i++; continue; }
+    if (sp(c) || c == 47) { i++; continue; }
     if (c == 62) { i++; break; }
     const as = i;
     i++; // first char of a name may be '='
     while (i < len) {
       c = at(txt, i);
-      if (isSpace(c) || c == 47 || c == 62 || c == 61) break;
+      if (sp(c) || c == 47 || c == 62 || c == 61) break;
       i++;
     }
     const ae = i;
     let j = i;
-    while (j < len && isSpace(at(txt, j))) j++;
+    while (j < len && sp(at(txt, j))) j++;
     let vs = -1;
     let ve = -1;
     if (j < len && at(txt, j) == 61) {
       j++;
-      while (j < len && isSpace(at(txt, j))) j++;
+      while (j < len && sp(at(txt, j))) j++;
       if (j < len && (at(txt, j) == 34 || at(txt, j) == 39)) {
         const q = at(txt, j);
         vs = j + 1;
@@ -275,7 +281,7 @@ function startTag(lt: i32, ns: i32): i32 {
       } else {
         vs = j;
         let k = j;
-        while (k < len && !isSpace(at(txt, k)) && at(txt, k) != 62) k++;
+        while (k < len && !sp(at(txt, k)) && at(txt, k) != 62) k++;
         ve = k;
         i = k;
       }
@@ -312,7 +318,7 @@ function startTag(lt: i32, ns: i32): i32 {
 /** End tag "</name ...>" at lt; returns the index after it. Script end tags are breakouts. */
 function endTag(lt: i32, ns: i32): i32 {
   let i = ns;
-  while (i < len && !isSpace(at(txt, i)) && at(txt, i) != 47 && at(txt, i) != 62) i++;
+  while (i < len && !sp(at(txt, i)) && at(txt, i) != 47 && at(txt, i) != 62) i++;
   const ne = i;
   while (i < len && at(txt, i) != 62) i++;
   const te = i < len ? i + 1 : len;
@@ -375,7 +381,7 @@ function scanNested(): void {
     let k = ns;
     while (k < len) {
       const c = at(txt, k);
-      if (isSpace(c) || c == 47 || c == 62 || c == 60) break;
+      if (sp(c) || c == 47 || c == 62 || c == 60) break;
       k++;
     }
     const ne = k;
@@ -385,12 +391,12 @@ function scanNested(): void {
     while (k < len) {
       let c = at(txt, k);
       if (c == 62 || c == 60) break;
-      if (isSpace(c) || c == 47) { k++; continue; }
+      if (sp(c) || c == 47) { k++; continue; }
       const as = k;
       k++;
       while (k < len) {
         c = at(txt, k);
-        if (isSpace(c) || c == 47 || c == 62 || c == 61 || c == 60) break;
+        if (sp(c) || c == 47 || c == 62 || c == 61 || c == 60) break;
         k++;
       }
       const ae = k;
@@ -407,7 +413,7 @@ function scanNested(): void {
           if (k < len && at(txt, k) == q) k++;
         } else {
           vs = k;
-          while (k < len && !isSpace(at(txt, k)) && at(txt, k) != 62 && at(txt, k) != 60) k++;
+          while (k < len && !sp(at(txt, k)) && at(txt, k) != 62 && at(txt, k) != 60) k++;
           ve = k;
         }
       }
@@ -421,7 +427,7 @@ function scanNested(): void {
 export function skipGap(i: i32): i32 {
   while (i < len) {
     const c = at(txt, i);
-    if (isSpace(c)) { i++; continue; }
+    if (sp(c)) { i++; continue; }
     if (c == 47 && i + 1 < len && at(txt, i + 1) == 42) {
       i += 2;
       while (i + 1 < len && !(at(txt, i) == 42 && at(txt, i + 1) == 47)) i++;
@@ -443,12 +449,12 @@ function scanBreakouts(): void {
     if (i >= len) return;
     let j = i + 1;
     if (rAttr >= 0) {
-      while (j < len && (isSpace(at(txt, j)) || at(txt, j) == 47)) j++;
+      while (j < len && (sp(at(txt, j)) || at(txt, j) == 47)) j++;
       if (j + 3 < len && lower(at(txt, j)) == 111 && lower(at(txt, j + 1)) == 110 && isAlpha(at(txt, j + 2))) {
         let k = j + 2;
         while (k < len && isAlpha(at(txt, k))) k++;
         const ne = k;
-        while (k < len && isSpace(at(txt, k))) k++;
+        while (k < len && sp(at(txt, k))) k++;
         if (k < len && at(txt, k) == 61 && ne - j >= 4) {
           const r = ruleWithWord(K_ATTR_BREAKOUT, txt, j, 2);
           if (r >= 0) hit(r, i, k + 1);
@@ -457,13 +463,14 @@ function scanBreakouts(): void {
     }
     if (rJs) {
       // quote, spaces, an operator, spaces, optional '(' , then a sink identifier called or used
+      // ('+' is an operator here even in a form-encoded value: '+eval(...)+')
       j = i + 1;
       while (j < len && isSpace(at(txt, j))) j++;
       if (j >= len) continue;
       const op = at(txt, j);
       if (!(op == 59 || op == 44 || op == 43 || op == 45 || op == 42 || op == 47 || op == 124 || op == 38 || op == 41 || op == 125 || op == 93 || op == 63 || op == 58 || op == 94 || op == 37 || op == 60 || op == 62 || op == 61)) continue;
       j++;
-      while (j < len && (at(txt, j) == op || isSpace(at(txt, j)) || at(txt, j) == 40 || at(txt, j) == 126 || at(txt, j) == 33)) j++;
+      while (j < len && (at(txt, j) == op || sp(at(txt, j)) || at(txt, j) == 40 || at(txt, j) == 126 || at(txt, j) == 33)) j++;
       const ws = j;
       while (j < len && (isAlnum(at(txt, j)) || at(txt, j) == 95 || at(txt, j) == 36)) j++;
       if (j == ws || j >= len) continue;
@@ -558,6 +565,7 @@ function scanBareSchemes(): void {
 export function scanXss(p: usize, n: i32, mask: u32): void {
   txt = p;
   len = n;
+  plusSpace = plusIsSpace(mask);
   closeCacheScript = -2;
   closeFromScript = 0;
   swallowedAt = -1;

@@ -13,7 +13,7 @@ import {
   firstRule, nextRule, ruleEnabled, paramFind, paramCount, paramPtr, paramLen, ruleWithWord, enabledRule,
 } from './rules';
 import { emit } from './findings';
-import { C_SQ, C_DQ, C_BQ, C_SEMI, C_EQ, C_LP, C_RP, C_SLASH, C_STAR, C_HASH, C_PIPE, C_AMP, C_LT, C_GT, C_AT, C_BANG, C_ALPHA } from './classes';
+import { plusIsSpace, C_SQ, C_DQ, C_BQ, C_SEMI, C_EQ, C_LP, C_RP, C_SLASH, C_STAR, C_HASH, C_PIPE, C_AMP, C_LT, C_GT, C_AT, C_BANG, C_ALPHA } from './classes';
 import { stripMode, addSpan } from './spans';
 
 // token types
@@ -64,6 +64,7 @@ function push(type: u8, sub: u8, s: i32, e: i32, glued: bool): void {
 }
 
 let lexEnd = 0; // where lexing stopped: len when the input ran out
+let plusSpace = false; // the value was form-encoded: '+' is a space
 
 /**
  * Lexes txt from `from` into at most `maxTok` tokens (a window). quote != 0: the value starts
@@ -93,7 +94,7 @@ function lex(quote: u32, from: i32, maxTok: i32): void {
   while (i < len && ntok < maxTok) {
     const c = at(txt, i);
     const cc = cls(c);
-    if ((cc & 1) != 0) { i++; glued = false; continue; }
+    if ((cc & 1) != 0 || (c == 43 && plusSpace)) { i++; glued = false; continue; }
     const s = i;
     if ((cc & 8) != 0 || (c >= 128 && (cc & 2) != 0)) {
       // a word (letters first; '$' and digits may follow)
@@ -862,7 +863,7 @@ function windowStart(a: i32): i32 {
 /** The value starts the way an injection into a bare or numeric context starts. */
 function startsLikeSql(): bool {
   let i = 0;
-  while (i < len && (cls(at(txt, i)) & 1) != 0) i++;
+  while (i < len && ((cls(at(txt, i)) & 1) != 0 || (plusSpace && at(txt, i) == 43))) i++;
   if (i >= len) return false;
   const c = at(txt, i);
   if ((cls(c) & 4) != 0) {
@@ -907,6 +908,7 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   len = n;
   // numbers, dates, phone numbers: digits with - . / : + , and spaces cannot hold SQL
   if (n == 0 || (mask & SQL_CLASSES) == 0) return;
+  plusSpace = plusIsSpace(mask);
   toks = TOKBUF;
   // bare / numeric context at the value start
   ctxQuote = 0;
