@@ -553,8 +553,12 @@ function scanBareSchemes(): void {
     if (!readScheme(s, len) || schemeEnd != i + 1) { i++; continue; }
     let r = schemeRule();
     if (r < 0) r = dataRule(len);
-    if (r >= 0 && !proseAfterScheme()) {
-      hit(r, s, stripMode ? schemeEnd : (len < schemeEnd + 40 ? len : schemeEnd + 40));
+    // Detection spares a title ("JavaScript: The Good Parts": not code); the sanitizer's promise
+    // is that no script URL is left at all, so it removes the scheme (and the spaces after it).
+    if (r >= 0 && (stripMode || !proseAfterScheme())) {
+      let e = schemeEnd;
+      if (stripMode) { while (e < len && sp(at(txt, e))) e++; }
+      hit(r, s, stripMode ? e : (len < schemeEnd + 40 ? len : schemeEnd + 40));
       return;
     }
     i++;
