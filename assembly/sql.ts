@@ -13,7 +13,7 @@ import {
   firstRule, nextRule, ruleEnabled, paramFind, paramCount, paramPtr, paramLen, ruleWithWord, enabledRule,
 } from './rules';
 import { emit } from './findings';
-import { plusIsSpace, C_SQ, C_DQ, C_BQ, C_SEMI, C_EQ, C_LP, C_RP, C_SLASH, C_STAR, C_HASH, C_PIPE, C_AMP, C_LT, C_GT, C_AT, C_BANG, C_ALPHA } from './classes';
+import { plusIsSpace, C_SQ, C_DQ, C_BQ, C_SEMI, C_EQ, C_LP, C_RP, C_STAR, C_HASH, C_PIPE, C_AMP, C_LT, C_GT, C_AT, C_BANG, C_ALPHA } from './classes';
 import { stripMode, addSpan } from './spans';
 
 // token types
@@ -943,8 +943,12 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   const words = sqlAnchorsOverflow ? -1 : sqlAnchorCount;
   let i = covered;
   while (true) {
-    let a = (mask & (C_SEMI | C_EQ | C_LP | C_SLASH)) != 0 ? find4(txt, i, n, 59, 61, 40, 47) : n;
-    if (a < n && at(txt, a) == 47 && !(a + 1 < n && at(txt, a + 1) == 42)) { i = a + 1; continue; }
+    // '/*' is found by its '*' (URLs are full of '/', text holds few '*')
+    let a = (mask & (C_SEMI | C_EQ | C_LP | C_STAR)) != 0 ? find4(txt, i, n, 59, 61, 40, 42) : n;
+    if (a < n && at(txt, a) == 42) {
+      if (a > 0 && at(txt, a - 1) == 47) a--;
+      else { i = a + 1; continue; }
+    }
     if (words < 0) {
       // more word anchors than noted: take every word start as one (bounded by the windows)
       let k = i;
@@ -955,6 +959,8 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
       if (w < words && load<i32>(sqlAnchors + (<usize>w << 2)) < a) a = load<i32>(sqlAnchors + (<usize>w << 2));
     }
     if (a >= n) break;
+    // where the search goes on: past the anchor ('/*' is two units: past its '*')
+    const next = a + (at(txt, a) == 47 ? 2 : 1);
     if (a >= covered) {
       const s = windowStart(a);
       // dense anchors (the last window ran into this one): lex more per window
@@ -966,6 +972,6 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
       if (covered <= a) covered = a + 1;
     }
     // anchors inside the judged window need no window of their own
-    i = a + 1 > covered ? a + 1 : covered;
+    i = next > covered ? next : covered;
   }
 }
