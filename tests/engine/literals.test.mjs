@@ -49,3 +49,13 @@ describe('every literal parameter is found', () => {
     expect(found).toContain(id);
   });
 });
+
+describe('encoded literals inside words of a long value', () => {
+  it.each([
+    ['patterns.xss.encoded-markup', 'the payload PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg== follows'],
+    ['patterns.xss.encoded-markup', 'the payload YWJjPHN2ZyBvbmxvYWQ9YWxlcnQoMSk+ follows'],
+    ['patterns.path.encoded-traversal', 'plain words then Li4vLi4vZXRjL3Bhc3N3ZA== here'],
+  ])('%s in %j', (id, value) => {
+    expect(engine.scan(value).map((f) => f.rule)).toContain(id);
+  });
+});
