@@ -175,7 +175,7 @@ function buildView(p: usize, n: i32): bool {
 function detect(n: i32, mask: u32): void {
   const hasDot = (mask & C_DOT) != 0;
   const hasSep = (mask & (C_SLASH | C_BSLASH)) != 0;
-  if (hasDot && (hasSep || n > 2)) {
+  if (hasDot && hasSep) { // a dot-only segment needs a separator next to it
     const r = enabledRule(K_PATH_TRAVERSAL);
     if (r >= 0) traversal(r);
   }
