@@ -108,7 +108,3 @@ export function emit(r: i32, start: i32, end: i32): void {
   store<u32>(table, <u32>count);
 }
 
-/** Findings recorded for the current value so far. */
-export function valueFindings(): i32 {
-  return curCount;
-}

@@ -534,9 +534,8 @@ function procName(k: i32): bool {
 }
 
 /** Statement keyword at k (after ';') with the shape of a real statement. */
-function statementShape(k: i32, loose: bool): bool {
+function statementShape(k: i32): bool {
   const m = sig(k + 1);
-  if (loose) return true;
   if (wordIs(k, 'select')) return selectBody(k, true);
   if (wordIs(k, 'drop') || wordIs(k, 'create') || wordIs(k, 'alter') || wordIs(k, 'truncate')) {
     return wordIs(m, 'table') || wordIs(m, 'database') || wordIs(m, 'user') || wordIs(m, 'procedure') ||
@@ -566,7 +565,7 @@ function statementShape(k: i32, loose: bool): bool {
   return false;
 }
 
-function judgeStacked(from: i32, loose: bool): void {
+function judgeStacked(from: i32): void {
   let r = firstRule(K_SQL_STACKED);
   while (r >= 0) {
     if (ruleEnabled(r)) {
@@ -575,7 +574,7 @@ function judgeStacked(from: i32, loose: bool): void {
         const m = sig(k + 1);
         if (tType(m) != T_WORD) continue;
         if (paramFind(r, txt, tStart(m), tEnd(m) - tStart(m)) < 0) continue;
-        if (statementShape(m, false)) { hitTok(r, k, m + 1 < ntok ? m + 2 : m + 1); return; }
+        if (statementShape(m)) { hitTok(r, k, m + 1 < ntok ? m + 2 : m + 1); return; }
       }
     }
     r = nextRule(r);
@@ -678,7 +677,7 @@ function statementAfterBreakout(c: i32): bool {
   while (r >= 0) {
     if (ruleEnabled(r) && tType(c) == T_WORD &&
       paramFind(r, txt, tStart(c), tEnd(c) - tStart(c)) >= 0 &&
-      !wordIs(c, 'set') && statementShape(c, false)) {
+      !wordIs(c, 'set') && statementShape(c)) {
       hitTok(r, c, c + 2 <= ntok ? c + 2 : c + 1);
       return true;
     }
@@ -764,7 +763,7 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
   }
   // union and statements right after the breakout need no extra shape
   judgeUnion(c, false);
-  if (tType(c) == T_SEMI) judgeStacked(c, false);
+  if (tType(c) == T_SEMI) judgeStacked(c);
   else if (quoteCtx) statementAfterBreakout(c);
 }
 
@@ -775,7 +774,7 @@ function endTailOrWord(k: i32): bool {
 /** Judges that hold in any context: UNION SELECT, stacked statements, calls, phrases, comments, constant comparisons. */
 function contextFree(strictUnion: bool): void {
   judgeUnion(0, strictUnion);
-  judgeStacked(0, false);
+  judgeStacked(0);
   judgeCalls();
   judgeComments();
   judgeConstantTautology();
@@ -886,14 +885,6 @@ function startsLikeSql(): bool {
   let r = firstRule(K_SQL_STACKED);
   while (r >= 0) { if (ruleEnabled(r) && paramFind(r, txt, i, l) >= 0) return true; r = nextRule(r); }
   return false;
-}
-
-@inline function wordAt(i: i32, w: string): bool {
-  const l = w.length;
-  if (i + l > len) return false;
-  if (i > 0 && (cls(at(txt, i - 1)) & 2) != 0) return false;
-  for (let j = 0; j < l; j++) if (lower(at(txt, i + j)) != <u32>w.charCodeAt(j)) return false;
-  return i + l >= len || (cls(at(txt, i + l)) & 2) == 0;
 }
 
 /**

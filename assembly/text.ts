@@ -39,15 +39,6 @@
   return <u32>load<u16>(p + (<usize>i << 1));
 }
 
-/** Case-insensitive compare of text at p (len units available from i) with an ASCII word. */
-export function matchAt(p: usize, i: i32, n: i32, word: usize, wlen: i32): bool {
-  if (i + wlen > n) return false;
-  for (let k = 0; k < wlen; k++) {
-    if (lower(at(p, i + k)) != <u32>load<u8>(word + k)) return false;
-  }
-  return true;
-}
-
 /**
  * A literal (ASCII, lower case) equals p[i, i+wl) case-insensitively, a '/' in the literal
  * matching '/' or '\\' in the text (path literals are written with '/').
