@@ -315,70 +315,73 @@ function innerRun(s: i32, e: i32): void {
   for (let j = s + 1; j < last; j++) checkAt(j, K_SUBSTRING);
 }
 
-/** The candidate-start search over the whole value. */
+/**
+ * The candidate-start search over the whole value, sixteen units a step: the units are
+ * narrowed to bytes (anything above 0xff becomes 0xff), classed with byte compares, and stored
+ * folded, so each candidate start reads its three-unit window hash from one load.
+ */
 function startsOnly(p: usize, n: i32, onlyKind: i32): void {
+  const folded = arenaAlloc(<usize>n + 8);
   let innerDoneTo = -1;
   const last = n - 2; // a literal needs three units
   let prevWord: u32 = 0;
+  let prevZero: u32 = 0;
   let hex = false;
   let i = 0;
-  const z0 = i16x8.splat(48);
-  const ten = i16x8.splat(10);
-  const la = i16x8.splat(97);
-  const la_upper = i16x8.splat(65);
-  const twentySix = i16x8.splat(26);
-  const x20 = i16x8.splat(0x20);
-  const us = i16x8.splat(95);
-  const dl = i16x8.splat(36);
-  const hi = i16x8.splat(0x7f);
-  const sp = i16x8.splat(32);
-  const tab = i16x8.splat(9);
-  const five = i16x8.splat(5);
-  const x7f = i16x8.splat(0x7f);
-  const xl = i16x8.splat(120);
+  const cap = i16x8.splat(0xff);
+  const x20 = i8x16.splat(0x20);
+  const x7f = i8x16.splat(0x7f);
+  const c48 = i8x16.splat(48);
+  const c9 = i8x16.splat(9);
+  const c97 = i8x16.splat(97);
+  const c65 = i8x16.splat(65);
+  const c25 = i8x16.splat(25);
+  const c95 = i8x16.splat(95);
+  const c36 = i8x16.splat(36);
+  const c32 = i8x16.splat(32);
+  const c4 = i8x16.splat(4);
+  const c120 = i8x16.splat(120);
+  const zero = i8x16.splat(0);
   while (i < n) {
-    let word: u32;
-    let space: u32;
-    let lanes = 8;
-    let vectorHashes = false;
-    let hitBits: u32 = 0;
+    let word: u32 = 0;
+    let space: u32 = 0;
     let encodedLanes: u32 = 0;
-    if (i + 8 <= n) {
-      const v = v128.load(p + (<usize>i << 1));
-      const isDigit = i16x8.lt_u(i16x8.sub(v, z0), ten);
-      const isAlpha = i16x8.lt_u(i16x8.sub(v128.or(v, x20), la), twentySix);
-      const isWordV = v128.or(v128.or(isDigit, isAlpha), v128.or(v128.or(i16x8.eq(v, us), i16x8.eq(v, dl)), i16x8.gt_u(v, hi)));
-      const isSpaceV = v128.or(i16x8.eq(v, sp), i16x8.lt_u(i16x8.sub(v, tab), five));
-      word = <u32>i16x8.bitmask(isWordV);
-      space = <u32>i16x8.bitmask(isSpaceV);
-      encodedLanes = <u32>i16x8.bitmask(v128.or(isDigit, i16x8.lt_u(i16x8.sub(v, la_upper), twentySix)));
-      if (i + 10 <= n) {
-        // the three-unit hash of all eight positions at once
-        const fa = i16x8.min_u(v128.or(v, x20), x7f);
-        const fb = i16x8.min_u(v128.or(v128.load(p + (<usize>i << 1) + 2), x20), x7f);
-        const fc = i16x8.min_u(v128.or(v128.load(p + (<usize>i << 1) + 4), x20), x7f);
-        const h = v128.xor(v128.xor(i16x8.shl(fa, 9), i16x8.shl(fb, 4)), fc);
-        // the bitmap bit of every window, lanes read straight from the register
-        hitBits = bit(i16x8.extract_lane_u(h, 0)) | (bit(i16x8.extract_lane_u(h, 1)) << 1) |
-          (bit(i16x8.extract_lane_u(h, 2)) << 2) | (bit(i16x8.extract_lane_u(h, 3)) << 3) |
-          (bit(i16x8.extract_lane_u(h, 4)) << 4) | (bit(i16x8.extract_lane_u(h, 5)) << 5) |
-          (bit(i16x8.extract_lane_u(h, 6)) << 6) | (bit(i16x8.extract_lane_u(h, 7)) << 7);
-        vectorHashes = true;
-        // "0x" anywhere in these eight positions (hex-literal bytes for the path view)
-        if (!hex && v128.any_true(v128.and(i16x8.eq(v, z0), i16x8.eq(fb, xl)))) hex = true;
+    let lanes = 16;
+    if (i + 16 <= n) {
+      const q = p + (<usize>i << 1);
+      const b = i8x16.narrow_i16x8_u(i16x8.min_u(v128.load(q), cap), i16x8.min_u(v128.load(q, 16), cap));
+      const f = i8x16.min_u(v128.or(b, x20), x7f);
+      v128.store(folded + <usize>i, f);
+      const isDigit = i8x16.le_u(i8x16.sub(b, c48), c9);
+      const isAlpha = i8x16.le_u(i8x16.sub(f, c97), c25);
+      const isWordV = v128.or(v128.or(isDigit, isAlpha), v128.or(v128.or(i8x16.eq(b, c95), i8x16.eq(b, c36)), i8x16.lt_s(b, zero)));
+      const isSpaceV = v128.or(i8x16.eq(b, c32), i8x16.le_u(i8x16.sub(b, c9), c4));
+      word = <u32>i8x16.bitmask(isWordV);
+      space = <u32>i8x16.bitmask(isSpaceV);
+      encodedLanes = <u32>i8x16.bitmask(v128.or(isDigit, i8x16.le_u(i8x16.sub(b, c65), c25)));
+      // "0x" (hex-literal bytes for the path view), also across two steps
+      if (!hex) {
+        const z = <u32>i8x16.bitmask(i8x16.eq(b, c48));
+        const x = <u32>i8x16.bitmask(i8x16.eq(f, c120));
+        if (((((z << 1) | prevZero) & x) != 0)) hex = true;
+        prevZero = (z >> 15) & 1;
       }
     } else {
-      word = 0;
-      space = 0;
       lanes = n - i;
       for (let j = 0; j < lanes; j++) {
         const c = at(p, i + j);
+        store<u8>(folded + <usize>(i + j), fold(c));
         if ((cls(c) & 2) != 0) word |= 1 << j;
         else if ((cls(c) & 1) != 0) space |= 1 << j;
         if (c - 65 < 26 || c - 48 < 10) encodedLanes |= 1 << j;
+        if (c == 48) prevZero = 1;
+        else {
+          if (prevZero != 0 && (c | 32) == 120) hex = true;
+          prevZero = 0;
+        }
       }
     }
-    const full: u32 = lanes == 8 ? 0xff : (<u32>1 << lanes) - 1;
+    const full: u32 = lanes == 16 ? 0xffff : (<u32>1 << lanes) - 1;
     // an upper-case letter or a digit inside a word run (not its first unit): the run may be
     // encoded (base64), so its inside is searched for substring literals, once per run
     const inner = encodedLanes & word & ((word << 1) | prevWord) & full;
@@ -397,24 +400,22 @@ function startsOnly(p: usize, n: i32, onlyKind: i32): void {
       }
     }
     let starts = ((word & ~((word << 1) | prevWord)) | (~word & ~space)) & full;
-    if (vectorHashes) {
-      starts &= hitBits; // only windows whose bitmap bit is set go on
+    prevWord = (word >> 15) & 1;
+    i += lanes;
+    // the windows of this step's starts may reach two units into the next step: fold those first
+    if (starts != 0) {
+      const base = i - lanes;
+      if (i < n) store<u8>(folded + <usize>i, fold(at(p, i)));
+      if (i + 1 < n) store<u8>(folded + <usize>(i + 1), fold(at(p, i + 1)));
       while (starts != 0) {
-        const j = i + <i32>ctz(starts);
-        starts &= starts - 1;
-        if (j < last) checkAt(j, onlyKind);
-      }
-    } else {
-      while (starts != 0) {
-        const j = i + <i32>ctz(starts);
+        const j = base + <i32>ctz(starts);
         starts &= starts - 1;
         if (j >= last) break;
-        if (at(p, j) == 48 && (at(p, j + 1) | 32) == 120) hex = true;
-        checkAt(j, onlyKind);
+        const w = load<u32>(folded + <usize>j);
+        const h = hash3(w & 0xff, (w >> 8) & 0xff, (w >> 16) & 0xff);
+        if ((load<u8>(bitmap + (h >> 3)) & (1 << (h & 7))) != 0) checkBucket(h, j, onlyKind);
       }
     }
-    prevWord = (word >> 7) & 1;
-    i += lanes;
   }
   sawHexByte = hex;
 }
