@@ -80,31 +80,48 @@ function build(): void {
 export function classify(p: usize, n: i32): u32 {
   if (!ready) build();
   let m: u32 = 0;
-  const end = p + (<usize>n << 1);
-  let q = p;
-  // four units at a time: one u64 load, four table lookups
-  while (q + 8 <= end) {
-    const w = load<u64>(q);
-    const a = <u32>(w & 0xffff);
-    const b = <u32>((w >> 16) & 0xffff);
-    const c = <u32>((w >> 32) & 0xffff);
-    const d = <u32>(w >> 48);
-    if ((a | b | c | d) >= 128) {
-      m |= C_NONASCII;
-      m |= a < 128 ? load<u32>(TABLE + (<usize>a << 2)) : 0;
-      m |= b < 128 ? load<u32>(TABLE + (<usize>b << 2)) : 0;
-      m |= c < 128 ? load<u32>(TABLE + (<usize>c << 2)) : 0;
-      m |= d < 128 ? load<u32>(TABLE + (<usize>d << 2)) : 0;
-    } else {
-      m |= load<u32>(TABLE + (<usize>a << 2)) | load<u32>(TABLE + (<usize>b << 2)) |
-        load<u32>(TABLE + (<usize>c << 2)) | load<u32>(TABLE + (<usize>d << 2));
+  let i = 0;
+  // sixteen units a step: letters, digits, spaces and non-ASCII by vector compares (they fill
+  // most text); only the other lanes are looked up one by one
+  if (n >= 16) {
+    const cap = i16x8.splat(0xff);
+    const x20 = i8x16.splat(0x20);
+    const c48 = i8x16.splat(48);
+    const c9 = i8x16.splat(9);
+    const c97 = i8x16.splat(97);
+    const c25 = i8x16.splat(25);
+    const zero = i8x16.splat(0);
+    let anyAlpha = zero;
+    let anyDigit = zero;
+    let anySpace = zero;
+    let anyHigh = zero;
+    while (i + 16 <= n) {
+      const q = p + (<usize>i << 1);
+      const b = i8x16.narrow_i16x8_u(i16x8.min_u(v128.load(q), cap), i16x8.min_u(v128.load(q, 16), cap));
+      const isAlpha = i8x16.le_u(i8x16.sub(v128.or(b, x20), c97), c25);
+      const isDigit = i8x16.le_u(i8x16.sub(b, c48), c9);
+      const isSpace = i8x16.eq(b, x20);
+      const isHigh = i8x16.lt_s(b, zero);
+      anyAlpha = v128.or(anyAlpha, isAlpha);
+      anyDigit = v128.or(anyDigit, isDigit);
+      anySpace = v128.or(anySpace, isSpace);
+      anyHigh = v128.or(anyHigh, isHigh);
+      let other = (~<u32>i8x16.bitmask(v128.or(v128.or(isAlpha, isDigit), v128.or(isSpace, isHigh)))) & 0xffff;
+      while (other != 0) {
+        const c = <usize>load<u16>(q + (<usize>ctz(other) << 1));
+        other &= other - 1;
+        m |= load<u32>(TABLE + (c << 2));
+      }
+      i += 16;
     }
-    q += 8;
+    if (v128.any_true(anyAlpha)) m |= C_ALPHA;
+    if (v128.any_true(anyDigit)) m |= C_DIGIT;
+    if (v128.any_true(anySpace)) m |= C_SPACE;
+    if (v128.any_true(anyHigh)) m |= C_NONASCII;
   }
-  while (q < end) {
-    const a = <u32>load<u16>(q);
+  for (; i < n; i++) {
+    const a = <u32>load<u16>(p + (<usize>i << 1));
     m |= a < 128 ? load<u32>(TABLE + (<usize>a << 2)) : C_NONASCII;
-    q += 2;
   }
   return m;
 }

@@ -527,6 +527,11 @@ function proseAfterScheme(): bool {
   return i > s2 && !wordEq(s2, i - s2, 'in') && !wordEq(s2, i - s2, 'instanceof');
 }
 
+/** A literal escape of white space, a control or non-ASCII of exactly w units at k (after floor). */
+function junkEscapeAt(k: i32, w: i32, floor: i32): bool {
+  return k > floor && jsEscapeAt(k, len) && escLen == w && (escVal <= 32 || escVal >= 0x80);
+}
+
 /**
  * A javascript:-like scheme where a URL can start outside any tag: at the value start or after
  * = ( or a quote. Anchored on ':' and read backwards to where the scheme starts.
@@ -540,10 +545,21 @@ function scanBareSchemes(): void {
     if (i >= len) return;
     // back over scheme characters, leading white space, controls and literal escapes, no further
     // than the previous ':' (a scheme holds none), so every character is read back at most once
+    // first the scheme (letters, digits, + - ., the tabs and line breaks browsers drop, literal
+    // escapes), then the leading junk (white space, controls, escapes of them): prose before a
+    // ':' stops the walk at the first space after a word
     let s = i;
     while (s > prevColon + 1) {
       const c = at(txt, s - 1);
-      if (isAlnum(c) || c == 92 || c == 43 || c == 45 || c == 46 || c <= 32 || isUniSpace(c)) { s--; continue; }
+      if (isAlnum(c) || c == 92 || c == 43 || c == 45 || c == 46 || c == 9 || c == 10 || c == 13) { s--; continue; }
+      break;
+    }
+    while (s > prevColon + 1) {
+      const c = at(txt, s - 1);
+      if (c <= 32 || isUniSpace(c)) { s--; continue; }
+      if (junkEscapeAt(s - 2, 2, prevColon)) { s -= 2; continue; }
+      if (junkEscapeAt(s - 4, 4, prevColon)) { s -= 4; continue; }
+      if (junkEscapeAt(s - 6, 6, prevColon)) { s -= 6; continue; }
       break;
     }
     prevColon = i;

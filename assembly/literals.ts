@@ -315,109 +315,109 @@ function innerRun(s: i32, e: i32): void {
   for (let j = s + 1; j < last; j++) checkAt(j, K_SUBSTRING);
 }
 
+/** Word, white-space and encoded-looking lanes of sixteen units at q; folded bytes stored at f. */
+let mWord: u32 = 0;
+let mSpace: u32 = 0;
+let mEnc: u32 = 0;
+let mHex: bool = false;
+let zeroCarry: u32 = 0;
+@inline function classes16(q: usize, f: usize): void {
+  const cap = i16x8.splat(0xff);
+  const b = i8x16.narrow_i16x8_u(i16x8.min_u(v128.load(q), cap), i16x8.min_u(v128.load(q, 16), cap));
+  const fv = i8x16.min_u(v128.or(b, i8x16.splat(0x20)), i8x16.splat(0x7f));
+  v128.store(f, fv);
+  const isDigit = i8x16.le_u(i8x16.sub(b, i8x16.splat(48)), i8x16.splat(9));
+  const isAlpha = i8x16.le_u(i8x16.sub(fv, i8x16.splat(97)), i8x16.splat(25));
+  const isWordV = v128.or(v128.or(isDigit, isAlpha),
+    v128.or(v128.or(i8x16.eq(b, i8x16.splat(95)), i8x16.eq(b, i8x16.splat(36))), i8x16.lt_s(b, i8x16.splat(0))));
+  const isSpaceV = v128.or(i8x16.eq(b, i8x16.splat(32)), i8x16.le_u(i8x16.sub(b, i8x16.splat(9)), i8x16.splat(4)));
+  mWord = <u32>i8x16.bitmask(isWordV);
+  mSpace = <u32>i8x16.bitmask(isSpaceV);
+  mEnc = <u32>i8x16.bitmask(v128.or(isDigit, i8x16.le_u(i8x16.sub(b, i8x16.splat(65)), i8x16.splat(25))));
+  // "0x" (hex-literal bytes for the path view), also across two steps
+  const z = <u32>i8x16.bitmask(i8x16.eq(b, i8x16.splat(48)));
+  if (((((z << 1) | zeroCarry) & <u32>i8x16.bitmask(i8x16.eq(fv, i8x16.splat(120)))) != 0)) mHex = true;
+  zeroCarry = (z >> 15) & 1;
+}
+
 /**
- * The candidate-start search over the whole value, sixteen units a step: the units are
- * narrowed to bytes (anything above 0xff becomes 0xff), classed with byte compares, and stored
- * folded, so each candidate start reads its three-unit window hash from one load.
+ * The candidate-start search over the whole value, 64 units a block: the units are narrowed
+ * to bytes (anything above 0xff becomes 0xff), classed with byte compares sixteen at a time,
+ * and stored folded, so each candidate start reads its three-unit window hash from one load.
  */
 function startsOnly(p: usize, n: i32, onlyKind: i32): void {
-  const folded = arenaAlloc(<usize>n + 8);
+  const folded = arenaAlloc(<usize>n + 72);
   let innerDoneTo = -1;
   const last = n - 2; // a literal needs three units
-  let prevWord: u32 = 0;
-  let prevZero: u32 = 0;
-  let hex = false;
+  let prevWord: u64 = 0;
+  mHex = false;
+  zeroCarry = 0;
   let i = 0;
-  const cap = i16x8.splat(0xff);
-  const x20 = i8x16.splat(0x20);
-  const x7f = i8x16.splat(0x7f);
-  const c48 = i8x16.splat(48);
-  const c9 = i8x16.splat(9);
-  const c97 = i8x16.splat(97);
-  const c65 = i8x16.splat(65);
-  const c25 = i8x16.splat(25);
-  const c95 = i8x16.splat(95);
-  const c36 = i8x16.splat(36);
-  const c32 = i8x16.splat(32);
-  const c4 = i8x16.splat(4);
-  const c120 = i8x16.splat(120);
-  const zero = i8x16.splat(0);
   while (i < n) {
-    let word: u32 = 0;
-    let space: u32 = 0;
-    let encodedLanes: u32 = 0;
-    let lanes = 16;
-    if (i + 16 <= n) {
+    let word: u64 = 0;
+    let space: u64 = 0;
+    let enc: u64 = 0;
+    let lanes = 64;
+    if (i + 64 <= n) {
       const q = p + (<usize>i << 1);
-      const b = i8x16.narrow_i16x8_u(i16x8.min_u(v128.load(q), cap), i16x8.min_u(v128.load(q, 16), cap));
-      const f = i8x16.min_u(v128.or(b, x20), x7f);
-      v128.store(folded + <usize>i, f);
-      const isDigit = i8x16.le_u(i8x16.sub(b, c48), c9);
-      const isAlpha = i8x16.le_u(i8x16.sub(f, c97), c25);
-      const isWordV = v128.or(v128.or(isDigit, isAlpha), v128.or(v128.or(i8x16.eq(b, c95), i8x16.eq(b, c36)), i8x16.lt_s(b, zero)));
-      const isSpaceV = v128.or(i8x16.eq(b, c32), i8x16.le_u(i8x16.sub(b, c9), c4));
-      word = <u32>i8x16.bitmask(isWordV);
-      space = <u32>i8x16.bitmask(isSpaceV);
-      encodedLanes = <u32>i8x16.bitmask(v128.or(isDigit, i8x16.le_u(i8x16.sub(b, c65), c25)));
-      // "0x" (hex-literal bytes for the path view), also across two steps
-      if (!hex) {
-        const z = <u32>i8x16.bitmask(i8x16.eq(b, c48));
-        const x = <u32>i8x16.bitmask(i8x16.eq(f, c120));
-        if (((((z << 1) | prevZero) & x) != 0)) hex = true;
-        prevZero = (z >> 15) & 1;
-      }
+      const f = folded + <usize>i;
+      classes16(q, f);
+      word = <u64>mWord; space = <u64>mSpace; enc = <u64>mEnc;
+      classes16(q + 32, f + 16);
+      word |= <u64>mWord << 16; space |= <u64>mSpace << 16; enc |= <u64>mEnc << 16;
+      classes16(q + 64, f + 32);
+      word |= <u64>mWord << 32; space |= <u64>mSpace << 32; enc |= <u64>mEnc << 32;
+      classes16(q + 96, f + 48);
+      word |= <u64>mWord << 48; space |= <u64>mSpace << 48; enc |= <u64>mEnc << 48;
     } else {
       lanes = n - i;
       for (let j = 0; j < lanes; j++) {
         const c = at(p, i + j);
         store<u8>(folded + <usize>(i + j), fold(c));
-        if ((cls(c) & 2) != 0) word |= 1 << j;
-        else if ((cls(c) & 1) != 0) space |= 1 << j;
-        if (c - 65 < 26 || c - 48 < 10) encodedLanes |= 1 << j;
-        if (c == 48) prevZero = 1;
+        const k = cls(c);
+        if ((k & 2) != 0) word |= <u64>1 << <u64>j;
+        else if ((k & 1) != 0) space |= <u64>1 << <u64>j;
+        if (c - 65 < 26 || c - 48 < 10) enc |= <u64>1 << <u64>j;
+        if (c == 48) zeroCarry = 1;
         else {
-          if (prevZero != 0 && (c | 32) == 120) hex = true;
-          prevZero = 0;
+          if (zeroCarry != 0 && (c | 32) == 120) mHex = true;
+          zeroCarry = 0;
         }
       }
     }
-    const full: u32 = lanes == 16 ? 0xffff : (<u32>1 << lanes) - 1;
+    const full: u64 = lanes == 64 ? <u64>-1 : (<u64>1 << <u64>lanes) - 1;
+    const after = (word << 1) | prevWord; // lanes that follow a word unit
     // an upper-case letter or a digit inside a word run (not its first unit): the run may be
     // encoded (base64), so its inside is searched for substring literals, once per run
-    const inner = encodedLanes & word & ((word << 1) | prevWord) & full;
-    if (inner != 0) {
-      let m = inner;
-      while (m != 0) {
-        const x = i + <i32>ctz(m);
-        m &= m - 1;
-        if (x < innerDoneTo) continue;
-        let rs = x;
-        while (rs > 0 && (cls(at(p, rs - 1)) & 2) != 0) rs--;
-        let re = x;
-        while (re < n && (cls(at(p, re)) & 2) != 0) re++;
-        innerRun(rs, re);
-        innerDoneTo = re;
-      }
+    let inner = enc & word & after & full;
+    while (inner != 0) {
+      const x = i + <i32>ctz(inner);
+      inner &= inner - 1;
+      if (x < innerDoneTo) continue;
+      let rs = x;
+      while (rs > 0 && (cls(at(p, rs - 1)) & 2) != 0) rs--;
+      let re = x;
+      while (re < n && (cls(at(p, re)) & 2) != 0) re++;
+      innerRun(rs, re);
+      innerDoneTo = re;
     }
-    let starts = ((word & ~((word << 1) | prevWord)) | (~word & ~space)) & full;
-    prevWord = (word >> 15) & 1;
+    let starts = ((word & ~after) | (~word & ~space)) & full;
+    prevWord = (word >> 63) & 1;
+    const base = i;
     i += lanes;
-    // the windows of this step's starts may reach two units into the next step: fold those first
-    if (starts != 0) {
-      const base = i - lanes;
-      if (i < n) store<u8>(folded + <usize>i, fold(at(p, i)));
-      if (i + 1 < n) store<u8>(folded + <usize>(i + 1), fold(at(p, i + 1)));
-      while (starts != 0) {
-        const j = base + <i32>ctz(starts);
-        starts &= starts - 1;
-        if (j >= last) break;
-        const w = load<u32>(folded + <usize>j);
-        const h = hash3(w & 0xff, (w >> 8) & 0xff, (w >> 16) & 0xff);
-        if ((load<u8>(bitmap + (h >> 3)) & (1 << (h & 7))) != 0) checkBucket(h, j, onlyKind);
-      }
+    // the windows of this block's starts may reach two units into the next: fold those first
+    if (i < n) store<u8>(folded + <usize>i, fold(at(p, i)));
+    if (i + 1 < n) store<u8>(folded + <usize>(i + 1), fold(at(p, i + 1)));
+    while (starts != 0) {
+      const j = base + <i32>ctz(starts);
+      starts &= starts - 1;
+      if (j >= last) break;
+      const w = load<u32>(folded + <usize>j);
+      const h = hash3(w & 0xff, (w >> 8) & 0xff, (w >> 16) & 0xff);
+      if ((load<u8>(bitmap + (h >> 3)) & (1 << (h & 7))) != 0) checkBucket(h, j, onlyKind);
     }
   }
-  sawHexByte = hex;
+  sawHexByte = mHex;
 }
 
 function everyPosition(p: usize, n: i32, onlyKind: i32): void {

@@ -98,15 +98,7 @@ function lex(quote: u32, from: i32, maxTok: i32): void {
     const s = i;
     if ((cc & 8) != 0 || (c >= 128 && (cc & 2) != 0)) {
       // a word (letters first; '$' and digits may follow)
-      let k = i + 1;
-      while (k < len) {
-        const d = at(txt, k);
-        if ((cls(d) & 2) != 0) { k++; continue; }
-        if (d == 46 && k + 1 < len && (cls(at(txt, k + 1)) & 6) == 2) { k++; continue; }
-        // SQL Server's db..object
-        if (d == 46 && k + 2 < len && at(txt, k + 1) == 46 && (cls(at(txt, k + 2)) & 6) == 2) { k += 2; continue; }
-        break;
-      }
+      const k = wordEnd(i);
       push(T_WORD, 0, s, k, glued);
       i = k;
       glued = true;
@@ -847,7 +839,55 @@ function tokenBefore(pos: i32): i32 {
     while (k >= 0 && at(txt, k) != c && guard < 128) { k--; guard++; }
     return k >= 0 && at(txt, k) == c ? k : -1;
   }
-  return j - 1;
+  // operators of two or three characters (|| && <= >= <> != <=> := ::): from the start of the run
+  let k = j - 1;
+  if (opChar(c)) {
+    while (k > 0 && opChar(at(txt, k - 1)) && j - k < 32) k--;
+  }
+  return k;
+}
+
+@inline function opChar(c: u32): bool {
+  return c == 124 || c == 38 || c == 60 || c == 62 || c == 33 || c == 61 || c == 58;
+}
+
+/** End of the word token starting at i (letters, digits, '$', '_', dotted parts, db..object). */
+function wordEnd(i: i32): i32 {
+  let k = i + 1;
+  while (k < len) {
+    const d = at(txt, k);
+    if ((cls(d) & 2) != 0) { k++; continue; }
+    if (d == 46 && k + 1 < len && (cls(at(txt, k + 1)) & 6) == 2) { k++; continue; }
+    // SQL Server's db..object
+    if (d == 46 && k + 2 < len && at(txt, k + 1) == 46 && (cls(at(txt, k + 2)) & 6) == 2) { k += 2; continue; }
+    break;
+  }
+  return k;
+}
+
+/**
+ * The first token after i, past white space and comments as the lexer and sig() see them, is a
+ * word that some enabled stacked-query rule lists. Bounded by the comment scans (linear per ';').
+ */
+function stackedWordAfter(i: i32): bool {
+  while (i < len) {
+    const c = at(txt, i);
+    if ((cls(c) & 1) != 0 || (c == 43 && plusSpace)) { i++; continue; }
+    if (c == 35 || (c == 45 && i + 1 < len && at(txt, i + 1) == 45)) {
+      while (i < len && at(txt, i) != 10 && at(txt, i) != 13) i++;
+      continue;
+    }
+    if (c == 47 && i + 1 < len && at(txt, i + 1) == 42) return true; // a block comment: its own anchor lexes the window anyway
+    if (!((cls(c) & 8) != 0 || (c >= 128 && (cls(c) & 2) != 0))) return false;
+    const e = wordEnd(i);
+    let r = firstRule(K_SQL_STACKED);
+    while (r >= 0) {
+      if (ruleEnabled(r) && paramFind(r, txt, i, e - i) >= 0) return true;
+      r = nextRule(r);
+    }
+    return false;
+  }
+  return false;
 }
 
 /** Start of an anchored window: two tokens before the anchor where that is cleanly possible. */
@@ -935,7 +975,7 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   let i = covered;
   while (true) {
     // '/*' is found by its '*' (URLs are full of '/', text holds few '*')
-    let a = (mask & (C_SEMI | C_EQ | C_LP | C_STAR)) != 0 ? find4(txt, i, n, 59, 61, 40, 42) : n;
+    let a = (mask & (C_SEMI | C_EQ | C_STAR)) != 0 ? find4(txt, i, n, 59, 61, 42, 42) : n;
     if (a < n && at(txt, a) == 42) {
       if (a > 0 && at(txt, a - 1) == 47) a--;
       else { i = a + 1; continue; }
@@ -950,6 +990,9 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
       if (w < words && load<i32>(sqlAnchors + (<usize>w << 2)) < a) a = load<i32>(sqlAnchors + (<usize>w << 2));
     }
     if (a >= n) break;
+    // a ';' opens a window only before a statement keyword: what else a window there could
+    // find (UNION, listed calls, block comments, a comparison) has an anchor of its own
+    if (a < n && at(txt, a) == 59 && words >= 0 && !stackedWordAfter(a + 1)) { i = a + 1; continue; }
     // where the search goes on: past the anchor ('/*' is two units: past its '*')
     const next = a + (at(txt, a) == 47 ? 2 : 1);
     if (a >= covered) {

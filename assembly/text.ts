@@ -150,3 +150,19 @@ export function find4(p: usize, i: i32, n: i32, c1: u32, c2: u32, c3: u32, c4: u
   }
   return i;
 }
+
+/** Next i in p[i, n - 1) with p[i] == p[i + 1] == c, or n. */
+export function findPair(p: usize, i: i32, n: i32, c: u32): i32 {
+  const v = i16x8.splat(<i16>c);
+  while (i + 9 <= n) {
+    const q = p + (<usize>i << 1);
+    const m = i16x8.bitmask(v128.and(i16x8.eq(v128.load(q), v), i16x8.eq(v128.load(q, 2), v)));
+    if (m != 0) return i + <i32>ctz(m);
+    i += 8;
+  }
+  while (i + 1 < n) {
+    if (at(p, i) == c && at(p, i + 1) == c) return i;
+    i++;
+  }
+  return n;
+}
