@@ -53,7 +53,14 @@ let len = 0;
 @inline function tStart(k: i32): i32 { return load<i32>(toks + <usize>k * TOK + 4); }
 @inline function tEnd(k: i32): i32 { return load<i32>(toks + <usize>k * TOK + 8); }
 
+// What the last lexed window holds, so judges that need a token kind it lacks return at once.
+let seen: u32 = 0; // bit per token type; SEEN_EQ and SEEN_BLOCK for operator and comment kinds
+const SEEN_EQ: u32 = 1 << 30;
+const SEEN_BLOCK: u32 = 1 << 31;
+let windowAnchored = false; // a UNION or listed-function position the literal pass noted lies in the window
+
 function push(type: u8, sub: u8, s: i32, e: i32, glued: bool): void {
+  seen |= (<u32>1 << type) | (type == T_OP && sub == O_EQ ? SEEN_EQ : 0) | (type == T_COMMENT && sub >= 2 ? SEEN_BLOCK : 0);
   const p = toks + <usize>ntok * TOK;
   store<u8>(p, type);
   store<u8>(p + 1, sub);
@@ -72,6 +79,7 @@ let plusSpace = false; // the value was form-encoded: '+' is a space
  */
 function lex(quote: u32, from: i32, maxTok: i32): void {
   ntok = 0;
+  seen = 0;
   let i = from;
   let glued = false;
   if (quote != 0) {
@@ -199,6 +207,17 @@ function lex(quote: u32, from: i32, maxTok: i32): void {
     glued = true;
   }
   lexEnd = i;
+  windowAnchored = anchorIn(from, i);
+}
+
+/** Some UNION or listed-function position lies in [s, e) (always true when the list overflowed). */
+function anchorIn(s: i32, e: i32): bool {
+  if (sqlAnchorsOverflow) return true;
+  for (let k = 0; k < sqlAnchorCount; k++) {
+    const a = load<i32>(sqlAnchors + (<usize>k << 2));
+    if (a >= s && a < e) return true;
+  }
+  return false;
 }
 
 /** Next token index at or after k that is not a comment. */
@@ -494,6 +513,7 @@ function selectBody(k: i32, strict: bool): bool {
 
 /** UNION [ALL|DISTINCT] SELECT anywhere; strict outside a breakout. */
 function judgeUnion(from: i32, strict: bool): void {
+  if (!windowAnchored) return; // every UNION word is a noted position
   let r = firstRule(K_SQL_UNION);
   while (r >= 0) {
     if (ruleEnabled(r)) {
@@ -558,6 +578,7 @@ function statementShape(k: i32): bool {
 }
 
 function judgeStacked(from: i32): void {
+  if ((seen & (1 << T_SEMI)) == 0) return;
   let r = firstRule(K_SQL_STACKED);
   while (r >= 0) {
     if (ruleEnabled(r)) {
@@ -575,6 +596,7 @@ function judgeStacked(from: i32): void {
 
 /** Calls of listed functions (time-based, file and command functions): name then '('. */
 function judgeCalls(): void {
+  if (!windowAnchored) return; // every listed function name is a noted position
   let r = firstRule(K_SQL_CALL);
   while (r >= 0) {
     if (ruleEnabled(r)) {
@@ -635,6 +657,7 @@ function isKeyword(k: i32): bool {
 
 
 function judgeComments(): void {
+  if ((seen & SEEN_BLOCK) == 0) return;
   const r = firstOn(K_SQL_COMMENT);
   if (r < 0) return;
   for (let k = 0; k < ntok; k++) {
@@ -788,6 +811,7 @@ function sameLiteral(a: i32, b: i32): bool {
 
 /** OR 1=1 / AND 'a'='a' anywhere: a boolean operator, then two literals compared, then an end. */
 function judgeConstantTautology(): void {
+  if ((seen & SEEN_EQ) == 0) return;
   let r = firstRule(K_SQL_TAUTOLOGY);
   while (r >= 0) {
     if (ruleEnabled(r)) {
@@ -852,7 +876,7 @@ function tokenBefore(pos: i32): i32 {
 }
 
 /** End of the word token starting at i (letters, digits, '$', '_', dotted parts, db..object). */
-function wordEnd(i: i32): i32 {
+@inline function wordEnd(i: i32): i32 {
   let k = i + 1;
   while (k < len) {
     const d = at(txt, k);
