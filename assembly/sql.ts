@@ -917,10 +917,16 @@ function stackedWordAfter(i: i32): bool {
 /** Start of an anchored window: two tokens before the anchor where that is cleanly possible. */
 function windowStart(a: i32): i32 {
   const b = tokenBefore(a);
-  if (b < 0) return a;
+  if (b < 0 || lineCommentAt(b)) return a;
   if (b == 0) return 0;
   const c = tokenBefore(b);
-  return c < 0 ? b : c;
+  return c < 0 || lineCommentAt(c) ? b : c;
+}
+
+/** '#' or '--' at i: a window starting there would read its anchor as comment text. */
+@inline function lineCommentAt(i: i32): bool {
+  const c = at(txt, i);
+  return c == 35 || (c == 45 && i + 1 < len && at(txt, i + 1) == 45);
 }
 
 /** The value starts the way an injection into a bare or numeric context starts. */
@@ -951,6 +957,45 @@ function startsLikeSql(): bool {
   return false;
 }
 
+const QUICK_WINDOW = 8; // tokens lexed first after a quote, to see whether a breakout can start there
+
+/**
+ * The text after the first quote of this kind, read as leaving a string. A quote followed by an
+ * ordinary word ("don't", "O'Brien", "the 'best' deal") starts no breakout: when no UNION or
+ * listed function was noted anywhere in the value, what the judges could still find in the
+ * window (';' statements, block comments, comparisons) has an anchored window of its own, so
+ * only a few tokens are lexed.
+ */
+function quoteContext(q: u32, quick: bool): void {
+  ctxQuote = q;
+  lex(q, 0, quick ? QUICK_WINDOW : CONTEXT_WINDOW);
+  if (tType(0) != T_STR) return;
+  if (quick && ntok == QUICK_WINDOW) {
+    if (plainAfterQuote()) return;
+    lex(q, 0, CONTEXT_WINDOW);
+  }
+  judgeBreakout(1, true, true);
+  judgeUnion(1, false);
+  contextFree(false);
+}
+
+/** In the quick window: the breakout is followed by a word no judge acts on, and nothing was noted. */
+function plainAfterQuote(): bool {
+  if (sqlAnchorCount != 0 || sqlAnchorsOverflow || tType(1) == T_COMMENT) return false;
+  let c = sig(1);
+  while (c < ntok && tType(c) == T_RP) c = sig(c + 1);
+  if (c + 2 >= ntok || tType(c) != T_WORD || tType(sig(c + 1)) == T_LP) return false;
+  if (isSqlWord(c) || isLiteralWord(c) || isCmpWord(c)) return false;
+  const e = tEnd(c) - tStart(c);
+  let r = firstRule(K_SQL_STACKED);
+  while (r >= 0) { if (ruleEnabled(r) && paramFind(r, txt, tStart(c), e) >= 0) return false; r = nextRule(r); }
+  r = firstRule(K_SQL_BREAKOUT);
+  while (r >= 0) { if (ruleEnabled(r) && paramFind(r, txt, tStart(c), e) >= 0) return false; r = nextRule(r); }
+  r = firstRule(K_SQL_TAUTOLOGY);
+  while (r >= 0) { if (ruleEnabled(r) && paramFind(r, txt, tStart(c), e) >= 0) return false; r = nextRule(r); }
+  return true;
+}
+
 /**
  * Runs every SQL rule over text[0, n). Nothing is lexed whole: windows of tokens are lexed
  * where SQL can start. The value's start (when it begins like SQL), the text after its first
@@ -979,16 +1024,10 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
     covered = lexEnd >= len ? len : (ntok > 4 ? tStart(ntok - 4) : lexEnd);
   }
   // quote contexts: the text after the first quote of each kind
-  if ((mask & C_SQ) != 0) {
-    ctxQuote = 39;
-    lex(39, 0, CONTEXT_WINDOW);
-    if (tType(0) == T_STR) { judgeBreakout(1, true, true); judgeUnion(1, false); contextFree(false); }
-  }
-  if ((mask & C_DQ) != 0) {
-    ctxQuote = 34;
-    lex(34, 0, CONTEXT_WINDOW);
-    if (tType(0) == T_STR) { judgeBreakout(1, true, true); judgeUnion(1, false); contextFree(false); }
-  }
+  // (the quick look only when no value-start window judged a stretch in its own reading:
+  // anchored windows skip what an earlier window covered)
+  if ((mask & C_SQ) != 0) quoteContext(39, covered == 0);
+  if ((mask & C_DQ) != 0) quoteContext(34, covered == 0);
   // anchored windows for the context-free judges: ';' '=' '(' '/*' (found eight units at a time)
   // merged in order with the UNION and function-name positions the literal pass noted
   ctxQuote = 0;
