@@ -4,7 +4,7 @@
 // never raw substrings of the whole value. Linear: every construct is consumed once, and the
 // one rescan (of a construct left open at the end of input) happens at most once per value.
 
-import { at, lower, isAlpha, isAlnum, isSpace, hashLower, find1, find4 } from './text';
+import { at, lower, isAlpha, isAlnum, isSpace, hashLower, find1, find4, countOf } from './text';
 import {
   K_HTML_TAG, K_HTML_EVENT_ATTR, K_HTML_ATTR_NAME, K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR,
   K_ATTR_BREAKOUT, K_JS_BREAKOUT, firstRule, nextRule, ruleEnabled, paramIndex, paramCount,
@@ -331,7 +331,7 @@ let visitedLt = 0; // '<' the tag pass looked at (the others were inside values,
 function scanTags(from: i32): void {
   let i = from;
   while (i < len) {
-    i = find1(txt, i, len, 60); // next '<'
+    if (at(txt, i) != 60) i = find1(txt, i, len, 60); // next '<'
     if (i < len) visitedLt++;
     if (i + 1 >= len) return;
     const c = at(txt, i + 1);
@@ -445,8 +445,12 @@ function scanBreakouts(): void {
   const rJs = kindActive(K_JS_BREAKOUT);
   if (rAttr < 0 && !rJs) return;
   for (let i = 0; i < len; i++) {
-    i = find4(txt, i, len, 34, 39, 96, 96);
+    let q = i < len ? at(txt, i) : 0;
+    if (!(q == 34 || q == 39 || q == 96)) i = find4(txt, i, len, 34, 39, 96, 96);
     if (i >= len) return;
+    // a quote right before another quote starts nothing (neither "on..." nor an operator follows)
+    q = i + 1 < len ? at(txt, i + 1) : 0;
+    if (q == 34 || q == 39 || q == 96) continue;
     let j = i + 1;
     if (rAttr >= 0) {
       while (j < len && (sp(at(txt, j)) || at(txt, j) == 47)) j++;
@@ -602,9 +606,7 @@ export function scanXss(p: usize, n: i32, mask: u32): void {
     }
     // the quote-blind pass, in strip mode too: a tag hidden in an attribute value or behind an
     // open comment may still run where the value lands. Needed only when some '<' was hidden.
-    let total = 0;
-    for (let i = find1(txt, 0, len, 60); i < len; i = find1(txt, i + 1, len, 60)) total++;
-    if (total > visitedLt) scanNested();
+    if (countOf(txt, len, 60) > visitedLt) scanNested();
   }
   if ((mask & C_COLON) != 0) scanBareSchemes();
   if (!stripMode && (mask & (C_SQ | C_DQ | C_BQ)) != 0) scanBreakouts();

@@ -12,7 +12,7 @@ import {
   K_SQL_TAUTOLOGY, K_SQL_UNION, K_SQL_STACKED, K_SQL_CALL, K_SQL_PHRASE, K_SQL_COMMENT, K_SQL_BREAKOUT,
   firstRule, nextRule, ruleEnabled, paramFind, paramCount, paramPtr, paramLen, ruleWithWord, enabledRule,
 } from './rules';
-import { emit } from './findings';
+import { emit, fired } from './findings';
 import { plusIsSpace, C_SQ, C_DQ, C_BQ, C_SEMI, C_EQ, C_LP, C_RP, C_STAR, C_HASH, C_PIPE, C_AMP, C_LT, C_GT, C_AT, C_BANG, C_ALPHA } from './classes';
 import { stripMode, addSpan } from './spans';
 
@@ -481,6 +481,26 @@ function hitTok(r: i32, a: i32, b: i32): void {
   else emit(r, s, e);
 }
 
+/** Rule r already reported for this value: one finding per rule and value, so judging it again is waste (not in strip mode: every span counts). */
+@inline function done(r: i32): bool {
+  return !stripMode && fired(r);
+}
+
+/** Every enabled context-free rule has reported: anchored windows can find nothing new. */
+function contextFreeDone(): bool {
+  if (stripMode) return false;
+  return kindDone(K_SQL_UNION) && kindDone(K_SQL_STACKED) && kindDone(K_SQL_CALL) && kindDone(K_SQL_COMMENT) && kindDone(K_SQL_TAUTOLOGY);
+}
+
+function kindDone(kind: i32): bool {
+  let r = firstRule(kind);
+  while (r >= 0) {
+    if (ruleEnabled(r) && !fired(r)) return false;
+    r = nextRule(r);
+  }
+  return true;
+}
+
 function firstOn(kind: i32): i32 {
   return enabledRule(kind);
 }
@@ -516,7 +536,7 @@ function judgeUnion(from: i32, strict: bool): void {
   if (!windowAnchored) return; // every UNION word is a noted position
   let r = firstRule(K_SQL_UNION);
   while (r >= 0) {
-    if (ruleEnabled(r)) {
+    if (ruleEnabled(r) && !done(r)) {
       for (let k = from; k < ntok; k++) {
         if (!isBool2(k, r)) continue;
         let m = sig(k + 1);
@@ -581,7 +601,7 @@ function judgeStacked(from: i32): void {
   if ((seen & (1 << T_SEMI)) == 0) return;
   let r = firstRule(K_SQL_STACKED);
   while (r >= 0) {
-    if (ruleEnabled(r)) {
+    if (ruleEnabled(r) && !done(r)) {
       for (let k = from; k < ntok; k++) {
         if (tType(k) != T_SEMI) continue;
         const m = sig(k + 1);
@@ -599,7 +619,7 @@ function judgeCalls(): void {
   if (!windowAnchored) return; // every listed function name is a noted position
   let r = firstRule(K_SQL_CALL);
   while (r >= 0) {
-    if (ruleEnabled(r)) {
+    if (ruleEnabled(r) && !done(r)) {
       for (let k = 0; k < ntok; k++) {
         if (tType(k) != T_WORD) continue;
         const s = tStart(k);
@@ -659,7 +679,7 @@ function isKeyword(k: i32): bool {
 function judgeComments(): void {
   if ((seen & SEEN_BLOCK) == 0) return;
   const r = firstOn(K_SQL_COMMENT);
-  if (r < 0) return;
+  if (r < 0 || done(r)) return;
   for (let k = 0; k < ntok; k++) {
     if (tType(k) != T_COMMENT) continue;
     const sub = tSub(k);
@@ -814,9 +834,9 @@ function judgeConstantTautology(): void {
   if ((seen & SEEN_EQ) == 0) return;
   let r = firstRule(K_SQL_TAUTOLOGY);
   while (r >= 0) {
-    if (ruleEnabled(r)) {
+    if (ruleEnabled(r) && !done(r)) {
       for (let k = 0; k < ntok; k++) {
-        if (!isBool(k, r)) continue;
+        // the token shape first (cheap), the operator word last
         const a = sig(k + 1);
         const ta = tType(a);
         if (!(ta == T_NUM || ta == T_STR)) continue;
@@ -825,7 +845,7 @@ function judgeConstantTautology(): void {
         const b = sig(op + 1);
         const tb = tType(b);
         if (!(tb == T_NUM || tb == T_STR || (tb == T_USTR && shortAppString(b)))) continue;
-        if (!sameLiteral(a, b)) continue;
+        if (!isBool(k, r) || !sameLiteral(a, b)) continue;
         const e = sig(b + 1);
         if (e < ntok && !(tType(e) == T_COMMENT || tType(e) == T_RP || tType(e) == T_SEMI || isSqlWord(e) || (tType(e) == T_USTR && shortAppString(e)))) continue;
         hitTok(r, k, b + 1);
@@ -912,6 +932,46 @@ function stackedWordAfter(i: i32): bool {
     return false;
   }
   return false;
+}
+
+/**
+ * The '=' at a may sit between two literals as the lexer reads them (number or quoted string,
+ * with white space or comments between). Answers "maybe" whenever unsure; never a wrong "no".
+ */
+function eqBetweenLiterals(a: i32): bool {
+  // before: past white space to the end of the left operand
+  let j = a;
+  let guard = 0;
+  while (j > 0 && isGap(at(txt, j - 1)) && guard < 64) {
+    j--;
+    guard++;
+    if (at(txt, j) == 10 || at(txt, j) == 13) return true; // a line comment may end here
+  }
+  if (j == 0 || guard >= 64) return j > 0;
+  const p = at(txt, j - 1);
+  if (p == 47 || opChar(p)) return true; // the end of a comment, or a longer operator (<=>, ==)
+  if (!(p == 39 || p == 34 || p == 46 || (cls(p) & 4) != 0)) {
+    if ((cls(p) & 2) == 0) return false;
+    // a word run: a number only when it starts with a digit (0x1f, 1e5)
+    let k = j - 1;
+    guard = 0;
+    while (k > 0 && (cls(at(txt, k - 1)) & 2) != 0 && guard < 64) { k--; guard++; }
+    if (guard >= 64) return true;
+    if ((cls(at(txt, k)) & 4) == 0) return false;
+  }
+  // after: past '=' '>' of the operator and white space to the right operand
+  j = a + 1;
+  while (j < len && (at(txt, j) == 61 || at(txt, j) == 62)) j++;
+  guard = 0;
+  while (j < len && isGap(at(txt, j)) && guard < 64) { j++; guard++; }
+  if (j >= len) return false;
+  if (guard >= 64) return true;
+  const c = at(txt, j);
+  return c == 39 || c == 34 || c == 46 || c == 47 || c == 35 || c == 45 || (cls(c) & 4) != 0;
+}
+
+@inline function isGap(c: u32): bool {
+  return (cls(c) & 1) != 0 || (c == 43 && plusSpace);
 }
 
 /** Start of an anchored window: two tokens before the anchor where that is cleanly possible. */
@@ -1053,12 +1113,16 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
       if (w < words && load<i32>(sqlAnchors + (<usize>w << 2)) < a) a = load<i32>(sqlAnchors + (<usize>w << 2));
     }
     if (a >= n) break;
+    // an '=' window serves the constant comparison only (the other judges have anchors of
+    // their own): it opens where a literal could stand on both sides
+    if (a < n && at(txt, a) == 61 && words >= 0 && !eqBetweenLiterals(a)) { i = a + 1; continue; }
     // a ';' opens a window only before a statement keyword: what else a window there could
     // find (UNION, listed calls, block comments, a comparison) has an anchor of its own
     if (a < n && at(txt, a) == 59 && words >= 0 && !stackedWordAfter(a + 1)) { i = a + 1; continue; }
     // where the search goes on: past the anchor ('/*' is two units: past its '*')
     const next = a + (at(txt, a) == 47 ? 2 : 1);
     if (a >= covered) {
+      if (contextFreeDone()) break;
       const s = windowStart(a);
       // dense anchors (the last window ran into this one): lex more per window
       win = a < lastLexEnd ? (win * 2 > MAX_WINDOW ? MAX_WINDOW : win * 2) : WINDOW;

@@ -166,3 +166,16 @@ export function findPair(p: usize, i: i32, n: i32, c: u32): i32 {
   }
   return n;
 }
+
+/** How many units of p[0, n) equal c. */
+export function countOf(p: usize, n: i32, c: u32): i32 {
+  const v = i16x8.splat(<i16>c);
+  let total = 0;
+  let i = 0;
+  while (i + 8 <= n) {
+    total += <i32>popcnt(i16x8.bitmask(i16x8.eq(v128.load(p + (<usize>i << 1)), v)));
+    i += 8;
+  }
+  for (; i < n; i++) if (at(p, i) == c) total++;
+  return total;
+}
