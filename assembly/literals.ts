@@ -13,6 +13,7 @@ import { stripMode, addSpan } from './spans';
 import { arenaAlloc } from './mem';
 
 let bitmap: usize = 0; // 65536 bits
+let substringNeedsLetter = true; // every substring literal holds a letter
 let heads: usize = 0; // 65536 x i32, -1 = none
 let entries: usize = 0; // {i32 rule, i32 param, i32 next}
 let entryCount = 0;
@@ -54,6 +55,7 @@ export function buildLiterals(): void {
   memory.fill(heads, 0xff, 65536 * 4);
   entries = arenaAlloc(<usize>(total + 1) * 12);
   entryCount = 0;
+  substringNeedsLetter = true;
   for (let kind = 0; kind < 64; kind++) {
     if (!registered(kind)) continue;
     let r = firstRule(kind);
@@ -63,6 +65,11 @@ export function buildLiterals(): void {
         const w = paramPtr(r, k);
         const wl = paramLen(r, k);
         if (wl < 3 || load<u8>(w) == 94) continue; // anchored (^) path params are checked at the value start
+        if (kind == K_SUBSTRING) {
+          let hasLetter = false;
+          for (let j = 0; j < wl; j++) if ((<u32>load<u8>(w + j) | 32) - 97 < 26) hasLetter = true;
+          if (!hasLetter) substringNeedsLetter = false;
+        }
         const h = hash3(fold(load<u8>(w)), fold(load<u8>(w + 1)), fold(load<u8>(w + 2)));
         store<u8>(bitmap + (h >> 3), load<u8>(bitmap + (h >> 3)) | <u8>(<u32>1 << (h & 7)));
         const e = entries + <usize>entryCount * 12;
@@ -302,17 +309,33 @@ export function scanLiterals(p: usize, n: i32, onlyKind: i32): void {
   else startsOnly(p, n, onlyKind);
 }
 
-/** Searches the inside of the word run [s, e) for substring literals when it looks encoded. */
+/**
+ * Searches the inside of the word run [s, e) for substring literals when it looks encoded: an
+ * upper-case letter or a digit after its first unit, and a letter when every substring literal
+ * holds one (a run of digits then holds none). The window hash rolls: one unit read per position.
+ */
 function innerRun(s: i32, e: i32): void {
   if (e - s < MIN_INNER_RUN) return;
   let encoded = false;
+  let letter = false;
   for (let k = s + 1; k < e; k++) {
     const c = at(txt, k);
-    if (c - 65 < 26 || c - 48 < 10) { encoded = true; break; }
+    if (c - 65 < 26 || c - 48 < 10) encoded = true;
+    if ((c | 32) - 97 < 26) letter = true;
+    if (encoded && letter) break;
   }
-  if (!encoded) return;
+  if (!encoded || (substringNeedsLetter && !(letter || (at(txt, s) | 32) - 97 < 26))) return;
   const last = e - 2 < len - 2 ? e - 2 : len - 2;
-  for (let j = s + 1; j < last; j++) checkAt(j, K_SUBSTRING);
+  if (s + 1 >= last) return;
+  let a = fold(at(txt, s + 1));
+  let b = fold(at(txt, s + 2));
+  for (let j = s + 1; j < last; j++) {
+    const c = fold(at(txt, j + 2));
+    const h = hash3(a, b, c);
+    if ((load<u8>(bitmap + (h >> 3)) & (1 << (h & 7))) != 0) checkBucket(h, j, K_SUBSTRING);
+    a = b;
+    b = c;
+  }
 }
 
 /** Word, white-space and encoded-looking lanes of sixteen units at q; folded bytes stored at f. */
