@@ -168,7 +168,22 @@ function hit(r: i32, s: i32, e: i32): void {
  * Tag-name rule: the name equals a parameter, or starts with one followed by a character that
  * cannot continue a real name (`<script\x0c>` written out literally is still a script tag to us).
  */
+// The last tag name looked up in this value and its rule: repeated tags are looked up once.
+let lastTagS = -1;
+let lastTagL = 0;
+let lastTagRule = -1;
+
 function tagRule(s: i32, e: i32): i32 {
+  const l = e - s;
+  if (lastTagS >= 0 && l == lastTagL && memory.compare(txt + (<usize>s << 1), txt + (<usize>lastTagS << 1), <usize>l << 1) == 0) return lastTagRule;
+  const r = tagRuleLookup(s, e);
+  lastTagS = s;
+  lastTagL = l;
+  lastTagRule = r;
+  return r;
+}
+
+function tagRuleLookup(s: i32, e: i32): i32 {
   let r = ruleWithWord(K_HTML_TAG, txt, s, e - s);
   if (r >= 0) return r;
   // prefix form
@@ -590,6 +605,7 @@ export function scanXss(p: usize, n: i32, mask: u32): void {
   txt = p;
   len = n;
   plusSpace = plusIsSpace(mask);
+  lastTagS = -1;
   closeCacheScript = -2;
   closeFromScript = 0;
   swallowedAt = -1;
