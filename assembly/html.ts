@@ -387,7 +387,7 @@ function scanTags(from: i32): void {
 function scanNested(): void {
   let i = 0;
   while (i < len) {
-    i = find1(txt, i, len, 60);
+    if (at(txt, i) != 60) i = find1(txt, i, len, 60);
     if (i + 1 >= len) return;
     let ns = i + 1;
     const end = at(txt, ns) == 47;
