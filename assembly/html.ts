@@ -4,7 +4,7 @@
 // never raw substrings of the whole value. Linear: every construct is consumed once, and the
 // one rescan (of a construct left open at the end of input) happens at most once per value.
 
-import { at, lower, isAlpha, isAlnum, isSpace, hashLower, find1, find4, countOf } from './text';
+import { at, lower, isAlpha, isAlnum, isSpace, hashLower, findP, countOf, P_LT, P_QUOTE, P_COLON } from './text';
 import {
   K_HTML_TAG, K_HTML_EVENT_ATTR, K_HTML_ATTR_NAME, K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR,
   K_ATTR_BREAKOUT, K_JS_BREAKOUT, firstRule, nextRule, ruleEnabled, paramIndex, paramCount,
@@ -346,7 +346,7 @@ let visitedLt = 0; // '<' the tag pass looked at (the others were inside values,
 function scanTags(from: i32): void {
   let i = from;
   while (i < len) {
-    if (at(txt, i) != 60) i = find1(txt, i, len, 60); // next '<'
+    if (at(txt, i) != 60) i = findP(txt, i, len, P_LT, 60, 60, 60, 60); // next '<'
     if (i < len) visitedLt++;
     if (i + 1 >= len) return;
     const c = at(txt, i + 1);
@@ -387,7 +387,7 @@ function scanTags(from: i32): void {
 function scanNested(): void {
   let i = 0;
   while (i < len) {
-    if (at(txt, i) != 60) i = find1(txt, i, len, 60);
+    if (at(txt, i) != 60) i = findP(txt, i, len, P_LT, 60, 60, 60, 60);
     if (i + 1 >= len) return;
     let ns = i + 1;
     const end = at(txt, ns) == 47;
@@ -461,7 +461,7 @@ function scanBreakouts(): void {
   if (rAttr < 0 && !rJs) return;
   for (let i = 0; i < len; i++) {
     let q = i < len ? at(txt, i) : 0;
-    if (!(q == 34 || q == 39 || q == 96)) i = find4(txt, i, len, 34, 39, 96, 96);
+    if (!(q == 34 || q == 39 || q == 96)) i = findP(txt, i, len, P_QUOTE, 34, 39, 96, 96);
     if (i >= len) return;
     // a quote right before another quote starts nothing (neither "on..." nor an operator follows)
     q = i + 1 < len ? at(txt, i + 1) : 0;
@@ -560,7 +560,7 @@ function scanBareSchemes(): void {
   let i = 0;
   let prevColon = -1;
   while (i < len) {
-    i = find1(txt, i, len, 58);
+    i = findP(txt, i, len, P_COLON, 58, 58, 58, 58);
     if (i >= len) return;
     // back over scheme characters, leading white space, controls and literal escapes, no further
     // than the previous ':' (a scheme holds none), so every character is read back at most once

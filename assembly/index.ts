@@ -11,6 +11,7 @@ import { scanPath, resetPathCaches } from './path';
 import { scanLiterals, buildLiterals } from './literals';
 import { classify, C_PCT, C_AMP, C_NONASCII } from './classes';
 import { sanitize, sanitizedPtr } from './sanitize';
+import { punctReset } from './text';
 import { DEFAULT_RULES, DEFAULT_RULES_LEN } from './generated/rules-blob';
 
 @external('env', 'abort')
@@ -78,6 +79,7 @@ export function set_memory_limit(pages: u32): void {
 
 export function batch_reserve(count: u32, units: u32): u32 {
   arenaReset();
+  punctReset();
   batch = arenaAlloc(4 + <usize>count * 8 + (<usize>units << 1));
   batchUnits = <u64>units;
   store<u32>(batch, count);
@@ -143,12 +145,14 @@ export function scan_batch(): i32 {
     scanXss(p, n, mask);
     scanSql(p, n, mask);
     scanPath(p, n, mask);
+    punctReset();
     arenaRelease(mark);
   }
   return resultCount();
 }
 
 export function decode_value(index: u32): i32 {
+  punctReset();
   if (!valueAt(index)) return -1;
   runPipeline(vPtr, vLen);
   output = outPtr;
@@ -156,6 +160,7 @@ export function decode_value(index: u32): i32 {
 }
 
 export function sanitize_value(index: u32, flags: u32): i32 {
+  punctReset();
   if (!valueAt(index)) return -1;
   const n = sanitize(vPtr, vLen, flags);
   output = sanitizedPtr();

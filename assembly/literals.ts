@@ -3,7 +3,7 @@
 // the windows that start any literal, and per window a list of (rule, param) to verify. The
 // verification applies each kind's boundary rules. Cost per character: one hash and one bit test.
 
-import { at, lower, isAlnum, isSpace, initText, cls, pathLiteralAt } from './text';
+import { at, lower, isAlnum, isSpace, initText, cls, pathLiteralAt, punctSet, punctReset, psetInit, PSET, P_SETS } from './text';
 import {
   K_SUBSTRING, K_JS_CALL, K_PATH_WRAPPER, K_PATH_FILE, K_SQL_PHRASE, K_SQL_UNION, K_SQL_CALL, firstRule, nextRule,
   ruleEnabled, paramCount, paramPtr, paramLen,
@@ -298,6 +298,7 @@ const MIN_INNER_RUN = 7;
  * (an upper-case letter after the first unit, or a digit) are searched inside as well.
  */
 export function scanLiterals(p: usize, n: i32, onlyKind: i32): void {
+  punctReset();
   sawHexByte = false;
   sqlAnchorCount = 0;
   sqlAnchorsOverflow = false;
@@ -343,6 +344,11 @@ let mWord: u32 = 0;
 let mSpace: u32 = 0;
 let mEnc: u32 = 0;
 let mHex: bool = false;
+let mQuote: u32 = 0;
+let mSql: u32 = 0;
+let mColon: u32 = 0;
+let mDot: u32 = 0;
+let mLt: u32 = 0;
 let zeroCarry: u32 = 0;
 @inline function classes16(q: usize, f: usize): void {
   const cap = i16x8.splat(0xff);
@@ -357,6 +363,16 @@ let zeroCarry: u32 = 0;
   mWord = <u32>i8x16.bitmask(isWordV);
   mSpace = <u32>i8x16.bitmask(isSpaceV);
   mEnc = <u32>i8x16.bitmask(v128.or(isDigit, i8x16.le_u(i8x16.sub(b, i8x16.splat(65)), i8x16.splat(25))));
+  // the punctuation sets the detectors search for, when this step holds punctuation at all
+  if ((~(mWord | mSpace) & 0xffff) != 0) {
+    mQuote = <u32>i8x16.bitmask(v128.or(v128.or(i8x16.eq(b, i8x16.splat(34)), i8x16.eq(b, i8x16.splat(39))), i8x16.eq(b, i8x16.splat(96))));
+    mSql = <u32>i8x16.bitmask(v128.or(v128.or(i8x16.eq(b, i8x16.splat(59)), i8x16.eq(b, i8x16.splat(61))), i8x16.eq(b, i8x16.splat(42))));
+    mColon = <u32>i8x16.bitmask(i8x16.eq(b, i8x16.splat(58)));
+    mDot = <u32>i8x16.bitmask(i8x16.eq(b, i8x16.splat(46)));
+    mLt = <u32>i8x16.bitmask(i8x16.eq(b, i8x16.splat(60)));
+  } else {
+    mQuote = 0; mSql = 0; mColon = 0; mDot = 0; mLt = 0;
+  }
   // "0x" (hex-literal bytes for the path view), also across two steps
   const z = <u32>i8x16.bitmask(i8x16.eq(b, i8x16.splat(48)));
   if (((((z << 1) | zeroCarry) & <u32>i8x16.bitmask(i8x16.eq(fv, i8x16.splat(120)))) != 0)) mHex = true;
@@ -370,6 +386,8 @@ let zeroCarry: u32 = 0;
  */
 function startsOnly(p: usize, n: i32, onlyKind: i32): void {
   const folded = arenaAlloc(<usize>n + 72);
+  const punct = arenaAlloc(<usize>((n + 63) >> 6) * P_SETS * 8);
+  psetInit();
   let innerDoneTo = -1;
   const last = n - 2; // a literal needs three units
   let prevWord: u64 = 0;
@@ -380,23 +398,34 @@ function startsOnly(p: usize, n: i32, onlyKind: i32): void {
     let word: u64 = 0;
     let space: u64 = 0;
     let enc: u64 = 0;
+    let s0: u64 = 0, s1: u64 = 0, s2: u64 = 0, s3: u64 = 0, s4: u64 = 0; // the punctuation sets
     let lanes = 64;
     if (i + 64 <= n) {
       const q = p + (<usize>i << 1);
       const f = folded + <usize>i;
       classes16(q, f);
       word = <u64>mWord; space = <u64>mSpace; enc = <u64>mEnc;
+      s0 = <u64>mQuote; s1 = <u64>mSql; s2 = <u64>mColon; s3 = <u64>mDot; s4 = <u64>mLt;
       classes16(q + 32, f + 16);
       word |= <u64>mWord << 16; space |= <u64>mSpace << 16; enc |= <u64>mEnc << 16;
+      s0 |= <u64>mQuote << 16; s1 |= <u64>mSql << 16; s2 |= <u64>mColon << 16; s3 |= <u64>mDot << 16; s4 |= <u64>mLt << 16;
       classes16(q + 64, f + 32);
       word |= <u64>mWord << 32; space |= <u64>mSpace << 32; enc |= <u64>mEnc << 32;
+      s0 |= <u64>mQuote << 32; s1 |= <u64>mSql << 32; s2 |= <u64>mColon << 32; s3 |= <u64>mDot << 32; s4 |= <u64>mLt << 32;
       classes16(q + 96, f + 48);
       word |= <u64>mWord << 48; space |= <u64>mSpace << 48; enc |= <u64>mEnc << 48;
+      s0 |= <u64>mQuote << 48; s1 |= <u64>mSql << 48; s2 |= <u64>mColon << 48; s3 |= <u64>mDot << 48; s4 |= <u64>mLt << 48;
     } else {
       lanes = n - i;
       for (let j = 0; j < lanes; j++) {
         const c = at(p, i + j);
         store<u8>(folded + <usize>(i + j), fold(c));
+        const code = <u64>(c < 128 ? load<u8>(PSET + <usize>c) : 0);
+        s0 |= (code & 1) << <u64>j;
+        s1 |= ((code >> 1) & 1) << <u64>j;
+        s2 |= ((code >> 2) & 1) << <u64>j;
+        s3 |= ((code >> 3) & 1) << <u64>j;
+        s4 |= ((code >> 4) & 1) << <u64>j;
         const k = cls(c);
         if ((k & 2) != 0) word |= <u64>1 << <u64>j;
         else if ((k & 1) != 0) space |= <u64>1 << <u64>j;
@@ -424,6 +453,12 @@ function startsOnly(p: usize, n: i32, onlyKind: i32): void {
       innerRun(rs, re);
       innerDoneTo = re;
     }
+    const pb = punct + <usize>(i >> 6) * P_SETS * 8;
+    store<u64>(pb, s0);
+    store<u64>(pb, s1, 8);
+    store<u64>(pb, s2, 16);
+    store<u64>(pb, s3, 24);
+    store<u64>(pb, s4, 32);
     let starts = ((word & ~after) | (~word & ~space)) & full;
     prevWord = (word >> 63) & 1;
     const base = i;
@@ -441,6 +476,7 @@ function startsOnly(p: usize, n: i32, onlyKind: i32): void {
     }
   }
   sawHexByte = mHex;
+  punctSet(punct, p, n);
 }
 
 function everyPosition(p: usize, n: i32, onlyKind: i32): void {

@@ -2,7 +2,7 @@
 // separators, '/' and '\' alike), known sensitive files at segment boundaries, stream
 // wrappers, and NUL bytes that truncate file names. Linear in the value.
 
-import { at, lower, isAlnum, findPair, pathLiteralAt } from './text';
+import { at, lower, isAlnum, findDots, pathLiteralAt } from './text';
 import {
   K_PATH_TRAVERSAL, K_PATH_FILE, K_PATH_NUL, firstRule, nextRule, ruleEnabled,
   paramCount, paramPtr, paramLen, enabledRule,
@@ -40,7 +40,7 @@ function hit(r: i32, s: i32, e: i32): void {
 
 function traversal(r: i32): void {
   for (let i = 0; i + 1 < len; i++) {
-    i = findPair(txt, i, len, 46); // '..'
+    i = findDots(txt, i, len); // '..'
     if (i + 1 >= len) return;
     if (i > 0 && !isSep(at(txt, i - 1))) {
       // skip the rest of this dot run so the scan stays linear

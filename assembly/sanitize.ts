@@ -12,6 +12,7 @@ import { spansBegin, spansEnd, spanCount, spanStart, spanEnd, sortSpans } from '
 import { scanXss } from './html';
 import { scanSql } from './sql';
 import { scanLiterals } from './literals';
+import { punctReset } from './text';
 import { classify } from './classes';
 import { K_SQL_PHRASE } from './rules';
 
@@ -111,6 +112,7 @@ function step(p: usize, n: i32, flags: u32): void {
     spansBegin(MAX_SPANS);
     scanLiterals(cur, len, K_SQL_PHRASE); // phrases as spans; notes UNION and call names for scanSql
     scanSql(cur, len, classify(cur, len));
+    punctReset(); // the next text may reuse this memory
     spansEnd();
     if (spanCount() > 0) { applySpans(cur, len, true); cur = resPtr; len = resLen; }
   }

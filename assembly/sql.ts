@@ -6,7 +6,7 @@
 // apostrophes or keywords ("O'Brien", "please select a drop date", "-- thanks") lexes into
 // sequences no judge accepts.
 
-import { at, lower, isAlpha, isDigit, isSpace, isWord, isHex, hashLower, cls, find4 } from './text';
+import { at, lower, isAlpha, isDigit, isSpace, isWord, isHex, hashLower, cls, findP, P_SQL } from './text';
 import { sqlAnchors, sqlAnchorCount, sqlAnchorsOverflow } from './literals';
 import {
   K_SQL_TAUTOLOGY, K_SQL_UNION, K_SQL_STACKED, K_SQL_CALL, K_SQL_PHRASE, K_SQL_COMMENT, K_SQL_BREAKOUT,
@@ -1098,7 +1098,7 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   let i = covered;
   while (true) {
     // '/*' is found by its '*' (URLs are full of '/', text holds few '*')
-    let a = (mask & (C_SEMI | C_EQ | C_STAR)) != 0 ? find4(txt, i, n, 59, 61, 42, 42) : n;
+    let a = (mask & (C_SEMI | C_EQ | C_STAR)) != 0 ? findP(txt, i, n, P_SQL, 59, 61, 42, 42) : n;
     if (a < n && at(txt, a) == 42) {
       if (a > 0 && at(txt, a - 1) == 47) a--;
       else { i = a + 1; continue; }

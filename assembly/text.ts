@@ -179,3 +179,74 @@ export function countOf(p: usize, n: i32, c: u32): i32 {
   for (; i < n; i++) if (at(p, i) == c) total++;
   return total;
 }
+
+// Punctuation bitmaps, set by the literal pass for the text it scanned: per set of characters
+// (P_QUOTE " ' `, P_SQL ; = *, P_COLON, P_DOT, P_LT), one bit per unit. While they are valid for
+// the same text (same pointer and length) the detectors' searches walk these bits instead of
+// the text; everything else falls back to the vector searches above.
+export const P_QUOTE = 0;
+export const P_SQL = 1;
+export const P_COLON = 2;
+export const P_DOT = 3;
+export const P_LT = 4;
+export const P_SETS = 5;
+
+/** Set bits of each ASCII character (bit s: in set s). */
+export const PSET = memory.data(128);
+
+let psetReady = false;
+export function psetInit(): void {
+  if (psetReady) return;
+  store<u8>(PSET + 34, 1); // 1 << P_QUOTE
+  store<u8>(PSET + 39, 1); // 1 << P_QUOTE
+  store<u8>(PSET + 96, 1); // 1 << P_QUOTE
+  store<u8>(PSET + 59, 2); // 1 << P_SQL
+  store<u8>(PSET + 61, 2); // 1 << P_SQL
+  store<u8>(PSET + 42, 2); // 1 << P_SQL
+  store<u8>(PSET + 58, 4); // 1 << P_COLON
+  store<u8>(PSET + 46, 8); // 1 << P_DOT
+  store<u8>(PSET + 60, 16); // 1 << P_LT
+  psetReady = true;
+}
+
+let punctBits: usize = 0; // P_SETS u64 per 64 units
+let punctTxt: usize = 0;
+let punctLen: i32 = -1;
+
+export function punctSet(bits: usize, p: usize, n: i32): void {
+  punctBits = bits;
+  punctTxt = p;
+  punctLen = n;
+}
+
+/** Forgets the bitmaps (a new value, batch or text may reuse the same memory). */
+export function punctReset(): void {
+  punctLen = -1;
+}
+
+/** Next unit of set `set` in p[i, n), or n. `c1`..`c4`: the same characters, for the fallback search. */
+export function findP(p: usize, i: i32, n: i32, set: i32, c1: u32, c2: u32, c3: u32, c4: u32): i32 {
+  if (p != punctTxt || n != punctLen) return find4(p, i, n, c1, c2, c3, c4);
+  if (i >= n) return n;
+  let blk = i >> 6;
+  let w = load<u64>(punctBits + ((<usize>blk * P_SETS + <usize>set) << 3)) >> <u64>(i & 63);
+  if (w != 0) return i + <i32>ctz(w);
+  const blocks = (n + 63) >> 6;
+  for (blk++; blk < blocks; blk++) {
+    w = load<u64>(punctBits + ((<usize>blk * P_SETS + <usize>set) << 3));
+    if (w != 0) return (blk << 6) + <i32>ctz(w);
+  }
+  return n;
+}
+
+/** Next i in p[i, n - 1) with p[i] == p[i + 1] == '.', or n. */
+export function findDots(p: usize, i: i32, n: i32): i32 {
+  if (p != punctTxt || n != punctLen) return findPair(p, i, n, 46);
+  while (true) {
+    i = findP(p, i, n, P_DOT, 46, 46, 46, 46);
+    if (i + 1 >= n) return n;
+    if (at(p, i + 1) == 46) return i;
+    i += 2;
+  }
+  return n;
+}
