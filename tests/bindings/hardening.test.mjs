@@ -87,3 +87,28 @@ describe('limits', () => {
     expect(mem.buffer.byteLength).toBe(before);
   });
 });
+
+// The literal pass leaves punctuation bitmaps that the detectors search; they are tied to one
+// text, and decoded texts of equal length reuse the same engine memory from value to value.
+describe('punctuation bitmaps never outlive their text', () => {
+  const pad = (s, n) => s + ' plain words'.repeat(8).slice(0, n - s.length);
+  const quiet = pad('%41 no punctuation here at all', 60); // decoded: 58 units, no ; = * quotes : . <
+  const loud = pad("%41 1; drop table users -- x' or 1=1", 60);
+  it('values of one batch with the same decoded length', () => {
+    expect(decode(quiet).length).toBe(decode(loud).length);
+    const [a, b] = new Engine().scanValues([quiet, loud]);
+    expect(a).toEqual([]);
+    expect(b.map((f) => f.rule)).toContain('patterns.sql.stacked-query');
+  });
+  it('a sanitize after a scan of a text of the same length', () => {
+    const e = new Engine();
+    expect(e.scan(quiet)).toEqual([]);
+    expect(e.sanitize(loud, { encode: false })).not.toMatch(/drop table/i);
+    expect(e.scan(loud).map((f) => f.rule)).toContain('patterns.sql.stacked-query');
+    const tags = pad('%41 <b>x</b> <script>alert(1)</script>', 60);
+    expect(decode(tags).length).toBe(decode(quiet).length);
+    expect(e.scan(quiet)).toEqual([]);
+    expect(e.sanitize(tags, { encode: false })).not.toMatch(/<script/i);
+    expect(e.scanValues([quiet, tags])[1].map((f) => f.rule)).toContain('patterns.xss.script-tag');
+  });
+});
