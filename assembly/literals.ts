@@ -220,6 +220,10 @@ function verify(r: i32, k: i32, i: i32): bool {
     else emitLit(r, i, matchEnd);
     return true;
   }
+  // the kinds' boundary before the literal, checked before its letters
+  if (kind == K_PATH_WRAPPER && isAlnum(prev)) return false;
+  if (kind == K_PATH_FILE && i > 0 && !isSep(prev)) return false;
+  if (kind == K_JS_CALL && isAlnum(first) && isIdent(prev)) return false;
   if (!same(w, wl, i)) return false;
   const e = i + wl;
   const last = <u32>load<u8>(w + wl - 1);
@@ -228,18 +232,15 @@ function verify(r: i32, k: i32, i: i32): bool {
     return true;
   }
   if (kind == K_PATH_WRAPPER) {
-    if (isAlnum(prev)) return false;
     emitLit(r, i, e);
     return true;
   }
   if (kind == K_PATH_FILE) {
-    if (i > 0 && !isSep(prev)) return false;
     if (e < len && last != 47 && isAlnum(at(txt, e))) return false; // "etc/passwords"
     emitLit(r, i, e);
     return true;
   }
   // K_JS_CALL
-  if (isAlnum(first) && isIdent(prev)) return false;
   if (e < len && isAlnum(last) && isIdent(at(txt, e))) return false;
   let dotted = false;
   for (let j = 1; j < wl; j++) {
