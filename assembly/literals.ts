@@ -467,13 +467,23 @@ function startsOnly(p: usize, n: i32, onlyKind: i32): void {
     // the windows of this block's starts may reach two units into the next: fold those first
     if (i < n) store<u8>(folded + <usize>i, fold(at(p, i)));
     if (i + 1 < n) store<u8>(folded + <usize>(i + 1), fold(at(p, i + 1)));
-    while (starts != 0) {
-      const j = base + <i32>ctz(starts);
-      starts &= starts - 1;
-      if (j >= last) break;
-      const w = load<u32>(folded + <usize>j);
+    // windows need three units: no start at or after `last`
+    if (last - base < 64) starts &= last <= base ? 0 : (<u64>1 << <u64>(last - base)) - 1;
+    // first the bitmap bit of every start (no branch per start), then the few hits
+    let hits: u64 = 0;
+    let m = starts;
+    while (m != 0) {
+      const l = ctz(m);
+      m &= m - 1;
+      const w = load<u32>(folded + <usize>base + <usize>l);
       const h = hash3(w & 0xff, (w >> 8) & 0xff, (w >> 16) & 0xff);
-      if ((load<u8>(bitmap + (h >> 3)) & (1 << (h & 7))) != 0) checkBucket(h, j, onlyKind);
+      hits |= <u64>((load<u8>(bitmap + (h >> 3)) >> (h & 7)) & 1) << l;
+    }
+    while (hits != 0) {
+      const j = base + <i32>ctz(hits);
+      hits &= hits - 1;
+      const w = load<u32>(folded + <usize>j);
+      checkBucket(hash3(w & 0xff, (w >> 8) & 0xff, (w >> 16) & 0xff), j, onlyKind);
     }
   }
   sawHexByte = mHex;
