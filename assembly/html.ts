@@ -8,7 +8,7 @@ import { at, lower, isAlpha, isAlnum, isSpace, hashLower, findP, countOf, P_LT, 
 import {
   K_HTML_TAG, K_HTML_EVENT_ATTR, K_HTML_ATTR_NAME, K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR,
   K_ATTR_BREAKOUT, K_JS_BREAKOUT, firstRule, nextRule, ruleEnabled, paramIndex, paramCount,
-  paramPtr, paramLen, ruleWithWord, kindActive, mayStartWith,
+  paramPtr, paramLen, ruleWithWord, kindActive, mayStartWith, kindFirstMask,
 } from './rules';
 import { emit } from './findings';
 import { stripMode, addSpan } from './spans';
@@ -175,7 +175,11 @@ let lastTagRule = -1;
 
 function tagRule(s: i32, e: i32): i32 {
   const l = e - s;
-  if (lastTagS >= 0 && l == lastTagL && memory.compare(txt + (<usize>s << 1), txt + (<usize>lastTagS << 1), <usize>l << 1) == 0) return lastTagRule;
+  if (lastTagS >= 0 && l == lastTagL) {
+    let j = 0;
+    while (j < l && at(txt, s + j) == at(txt, lastTagS + j)) j++;
+    if (j == l) return lastTagRule;
+  }
   const r = tagRuleLookup(s, e);
   lastTagS = s;
   lastTagL = l;
@@ -223,6 +227,15 @@ function nextScriptClose(from: i32): i32 {
 }
 
 /** Judges one attribute: name [ns, ne), value [vs, ve) (vs == -1 when absent). */
+// First characters an attribute name must start with to matter without a value (event
+// handlers, listed names), from the enabled rules; set per value by scanXss.
+let attrFirst: u32 = 0;
+
+/** A name no rule can start with, and no value: nothing to judge ("<a <a <a ..." is all such names). */
+@inline function attrMatters(ns: i32, vs: i32): bool {
+  return vs >= 0 || (attrFirst & (1 << (lower(at(txt, ns)) & 31))) != 0;
+}
+
 function judgeAttr(ns: i32, ne: i32, vs: i32, ve: i32, spanEnd: i32): void {
   const nl = ne - ns;
   // event handlers: on + letters
@@ -303,7 +316,7 @@ function startTag(lt: i32, ns: i32): i32 {
     } else {
       i = ae;
     }
-    judgeAttr(as, ae, vs, ve, i);
+    if (attrMatters(as, vs)) judgeAttr(as, ae, vs, ve, i);
   }
   const te = i;
   if (tr >= 0) {
@@ -432,7 +445,7 @@ function scanNested(): void {
           ve = k;
         }
       }
-      judgeAttr(as, ae, vs, ve, k);
+      if (attrMatters(as, vs)) judgeAttr(as, ae, vs, ve, k);
     }
     i = k;
   }
@@ -606,6 +619,7 @@ export function scanXss(p: usize, n: i32, mask: u32): void {
   len = n;
   plusSpace = plusIsSpace(mask);
   lastTagS = -1;
+  attrFirst = kindFirstMask(K_HTML_EVENT_ATTR) | kindFirstMask(K_HTML_ATTR_NAME);
   closeCacheScript = -2;
   closeFromScript = 0;
   swallowedAt = -1;

@@ -147,6 +147,17 @@ export function paramFind(r: i32, p: usize, i: i32, len: i32): i32 {
   return paramIndex(r, p, i, len, hashLower(p, i, len));
 }
 
+/** The first-character filter of every enabled rule of a kind, OR-ed (bit c & 31: some param may start with c). */
+export function kindFirstMask(kind: i32): u32 {
+  let m: u32 = 0;
+  let r = firstRule(kind);
+  while (r >= 0) {
+    if (ruleEnabled(r)) m |= load<u32>(ruleFirstMask + (<usize>r << 2));
+    r = nextRule(r);
+  }
+  return m;
+}
+
 /** Some param of rule r may start with c (a filter on c & 31: it may answer yes wrongly, never no). */
 @inline export function mayStartWith(r: i32, c: u32): bool {
   return (load<u32>(ruleFirstMask + (<usize>r << 2)) & (1 << (lower(c) & 31))) != 0;
