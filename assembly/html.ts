@@ -467,6 +467,16 @@ export function skipGap(i: i32): i32 {
   return i;
 }
 
+// ; , + - * / | & ) } ] ? : ^ % < > = as bits of two words (character codes below 64, and 64-127)
+const JS_OP_LO: u64 = (<u64>1 << 59) | (<u64>1 << 44) | (<u64>1 << 43) | (<u64>1 << 45) | (<u64>1 << 42) | (<u64>1 << 47) |
+  (<u64>1 << 38) | (<u64>1 << 41) | (<u64>1 << 63) | (<u64>1 << 58) | (<u64>1 << 37) | (<u64>1 << 60) | (<u64>1 << 62) | (<u64>1 << 61);
+const JS_OP_HI: u64 = (<u64>1 << (124 - 64)) | (<u64>1 << (125 - 64)) | (<u64>1 << (93 - 64)) | (<u64>1 << (94 - 64));
+
+/** An operator that can follow a quote that closed a JavaScript string. */
+@inline function jsOperator(c: u32): bool {
+  return c < 64 ? ((JS_OP_LO >> <u64>c) & 1) != 0 : c < 128 && ((JS_OP_HI >> <u64>(c - 64)) & 1) != 0;
+}
+
 /** Quote, optional spaces or '/', then on<letters> and '=': breaking out of an attribute value. */
 function scanBreakouts(): void {
   const rAttr = kindActive(K_ATTR_BREAKOUT) ? firstRule(K_ATTR_BREAKOUT) : -1;
@@ -500,7 +510,7 @@ function scanBreakouts(): void {
       while (j < len && isSpace(at(txt, j))) j++;
       if (j >= len) continue;
       const op = at(txt, j);
-      if (!(op == 59 || op == 44 || op == 43 || op == 45 || op == 42 || op == 47 || op == 124 || op == 38 || op == 41 || op == 125 || op == 93 || op == 63 || op == 58 || op == 94 || op == 37 || op == 60 || op == 62 || op == 61)) continue;
+      if (!jsOperator(op)) continue;
       j++;
       while (j < len && (at(txt, j) == op || sp(at(txt, j)) || at(txt, j) == 40 || at(txt, j) == 126 || at(txt, j) == 33)) j++;
       const ws = j;
