@@ -213,8 +213,16 @@ export function decodeOnce(src: usize, n: i32, dst: usize): i32 {
         }
       }
     }
-    o = put(dst, o, c);
-    i++;
+    if (c == 37 || c == 38) {
+      o = put(dst, o, c);
+      i++;
+      continue;
+    }
+    // a plain run up to the next '%' or '&': one search and one copy
+    const j = find2(src, i + 1, n, 37, 38);
+    memory.copy(dst + (<usize>o << 1), src + (<usize>i << 1), <usize>(j - i) << 1);
+    o += j - i;
+    i = j;
   }
   decodeChanged = changed;
   return o;
