@@ -40,6 +40,26 @@ export const sqlAnchors = memory.data(MAX_SQL_ANCHORS * 4);
 export let sqlAnchorCount = 0;
 export let sqlAnchorsOverflow = false;
 
+// Folded separators a phrase's space may stand for in the text: tab, LF, VT and '+', FF, CR, '/'.
+const PHRASE_GAPS = memory.data<u8>([41, 42, 43, 44, 45, 47, 32]);
+
+/** Adds (rule, param) to the list of window hash h, once. */
+function register(h: u32, r: i32, k: i32): void {
+  let e = load<i32>(heads + (<usize>h << 2));
+  while (e >= 0) {
+    const ep = entries + <usize>e * 12;
+    if (load<i32>(ep) == r && load<i32>(ep + 4) == k) return;
+    e = load<i32>(ep + 8);
+  }
+  store<u8>(bitmap + (h >> 3), load<u8>(bitmap + (h >> 3)) | <u8>(<u32>1 << (h & 7)));
+  const ep = entries + <usize>entryCount * 12;
+  store<i32>(ep, r);
+  store<i32>(ep + 4, k);
+  store<i32>(ep + 8, load<i32>(heads + (<usize>h << 2)));
+  store<i32>(heads + (<usize>h << 2), entryCount);
+  entryCount++;
+}
+
 /** Builds the tables for every literal of the loaded rules (disabled ones too: enabling is a flag). */
 export function buildLiterals(): void {
   initText();
@@ -53,7 +73,7 @@ export function buildLiterals(): void {
   memory.fill(bitmap, 0, 8192);
   heads = arenaAlloc(65536 * 4);
   memory.fill(heads, 0xff, 65536 * 4);
-  entries = arenaAlloc(<usize>(total + 1) * 12);
+  entries = arenaAlloc(<usize>(total * 8 + 1) * 12); // phrases may take up to 8 entries
   entryCount = 0;
   substringNeedsLetter = true;
   for (let kind = 0; kind < 64; kind++) {
@@ -70,14 +90,18 @@ export function buildLiterals(): void {
           for (let j = 0; j < wl; j++) if ((<u32>load<u8>(w + j) | 32) - 97 < 26) hasLetter = true;
           if (!hasLetter) substringNeedsLetter = false;
         }
-        const h = hash3(fold(load<u8>(w)), fold(load<u8>(w + 1)), fold(load<u8>(w + 2)));
-        store<u8>(bitmap + (h >> 3), load<u8>(bitmap + (h >> 3)) | <u8>(<u32>1 << (h & 7)));
-        const e = entries + <usize>entryCount * 12;
-        store<i32>(e, r);
-        store<i32>(e + 4, k);
-        store<i32>(e + 8, load<i32>(heads + (<usize>h << 2)));
-        store<i32>(heads + (<usize>h << 2), entryCount);
-        entryCount++;
+        const a = fold(load<u8>(w));
+        const b = fold(load<u8>(w + 1));
+        const c = fold(load<u8>(w + 2));
+        register(hash3(a, b, c), r, k);
+        // a phrase's space matches any separator (white space, '+', a /* comment */): a space
+        // inside the three-unit window is registered once per separator the text may hold
+        if (kind == K_SQL_PHRASE && (b == 32 || c == 32)) {
+          for (let v = 0; v < 7; v++) {
+            const f = <u32>load<u8>(PHRASE_GAPS + v);
+            register(hash3(a, b == 32 ? f : b, c == 32 ? f : c), r, k);
+          }
+        }
       }
       r = nextRule(r);
     }
@@ -160,7 +184,10 @@ function emitLit(r: i32, s: i32, e: i32): void {
 // End of the last verified match.
 let matchEnd = 0;
 
-/** SQL phrase: its words in order, separated by white space or /* comments *\/. */
+/**
+ * SQL phrase: its words in order, separated by white space, '+' or /* comments *\/; before a
+ * character that is not a word character (a quote) the separator may be missing.
+ */
 function phraseAt(w: usize, wl: i32, i: i32): bool {
   let q = 0;
   let t = i;
@@ -184,7 +211,8 @@ function phraseAt(w: usize, wl: i32, i: i32): bool {
         }
         break;
       }
-      if (t == t0 || t > len) return false;
+      // words need a separator between them; a quote or other punctuation may follow at once
+      if (t > len || (t == t0 && q + 1 < wl && isIdent(<u32>load<u8>(w + q + 1)))) return false;
       q++;
       continue;
     }
@@ -192,7 +220,7 @@ function phraseAt(w: usize, wl: i32, i: i32): bool {
     q++;
     t++;
   }
-  if (t < len && isIdent(at(txt, t)) && isIdent(<u32>load<u8>(w + wl - 1))) return false;
+  if (t < len && isIdent(at(txt, t)) && isAlnum(<u32>load<u8>(w + wl - 1))) return false;
   matchEnd = t;
   return true;
 }

@@ -867,8 +867,18 @@ const TOKBUF = memory.data((MAX_WINDOW + 8) * TOK); // windows are bounded, so o
 function tokenBefore(pos: i32): i32 {
   let j = pos;
   let guard = 0;
-  while (j > 0 && (cls(at(txt, j - 1)) & 1) != 0 && guard < 32) { j--; guard++; }
+  let newline = false;
+  while (j > 0 && (cls(at(txt, j - 1)) & 1) != 0 && guard < 32) {
+    j--;
+    guard++;
+    if (at(txt, j) == 10 || at(txt, j) == 13) newline = true;
+  }
   if (j == 0) return 0;
+  // past a line break, the line before may end in a -- or # comment: that comment is the token
+  if (newline) {
+    const k = lineCommentStart(j);
+    if (k >= 0) return k;
+  }
   const c = at(txt, j - 1);
   if ((cls(c) & 2) != 0 || c == 46) {
     let k = j - 1;
@@ -977,16 +987,44 @@ function eqBetweenLiterals(a: i32): bool {
 /** Start of an anchored window: two tokens before the anchor where that is cleanly possible. */
 function windowStart(a: i32): i32 {
   const b = tokenBefore(a);
-  if (b < 0 || lineCommentAt(b)) return a;
+  if (b < 0 || commentReaches(b, a)) return a;
   if (b == 0) return 0;
   const c = tokenBefore(b);
-  return c < 0 || lineCommentAt(c) ? b : c;
+  if (c < 0 || commentReaches(c, a)) return b;
+  // a line comment is not one of the two tokens (the judges skip comments): one more
+  if (c > 0 && lineCommentAt(c)) {
+    const d = tokenBefore(c);
+    if (d >= 0 && !commentReaches(d, a)) return d;
+  }
+  return c;
 }
 
-/** '#' or '--' at i: a window starting there would read its anchor as comment text. */
+/** '#' or '--' at i: a line comment. */
 @inline function lineCommentAt(i: i32): bool {
   const c = at(txt, i);
   return c == 35 || (c == 45 && i + 1 < len && at(txt, i + 1) == 45);
+}
+
+/** A line comment at i runs on to a (no line break between): a window starting there would read its anchor as comment text. */
+function commentReaches(i: i32, a: i32): bool {
+  if (!lineCommentAt(i)) return false;
+  for (let k = i + 1; k < a; k++) {
+    const c = at(txt, k);
+    if (c == 10 || c == 13) return false;
+  }
+  return true;
+}
+
+/** Start of the first -- or # on the line that ends at e (searched at most 256 units back), or -1. */
+function lineCommentStart(e: i32): i32 {
+  let s = e;
+  while (s > 0 && e - s < 256) {
+    const c = at(txt, s - 1);
+    if (c == 10 || c == 13) break;
+    s--;
+  }
+  for (let k = s; k < e; k++) if (lineCommentAt(k)) return k;
+  return -1;
 }
 
 /** The value starts the way an injection into a bare or numeric context starts. */
