@@ -579,7 +579,7 @@ function junkEscapeAt(k: i32, w: i32, floor: i32): bool {
  * = ( or a quote. Anchored on ':' and read backwards to where the scheme starts.
  */
 function scanBareSchemes(): void {
-  if (!kindActive(K_URL_SCHEME)) return;
+  if (!kindActive(K_URL_SCHEME) && !kindActive(K_DATA_URL)) return;
   let i = 0;
   let prevColon = -1;
   while (i < len) {

@@ -113,8 +113,9 @@ let len = 0;
 /** Set by scanLiterals: the value holds "0x" (hex-literal bytes the path view maps). */
 export let sawHexByte = false;
 
+/** A character of an identifier; non-ASCII counts (as in JavaScript and SQL names, and as the candidate search sees it). */
 @inline function isIdent(c: u32): bool {
-  return isAlnum(c) || c == 95 || c == 36;
+  return isAlnum(c) || c == 95 || c == 36 || c >= 0x80;
 }
 
 @inline function isSep(c: u32): bool {
@@ -270,6 +271,17 @@ function verify(r: i32, k: i32, i: i32): bool {
   }
   // K_JS_CALL
   if (e < len && isAlnum(last) && isIdent(at(txt, e))) return false;
+  if (first == 46) {
+    // a member (.innerHTML): written (= or +=, not ==) or called
+    let j = e;
+    while (j < len && isSpace(at(txt, j))) j++;
+    if (j >= len) return false;
+    const d = at(txt, j);
+    const d1: u32 = j + 1 < len ? at(txt, j + 1) : 0;
+    if (!((d == 61 && d1 != 61) || (d == 43 && d1 == 61) || d == 40 || d == 96)) return false;
+    emitLit(r, i, d == 43 ? j + 2 : j + 1);
+    return true;
+  }
   let dotted = false;
   for (let j = 1; j < wl; j++) {
     const pc = <u32>load<u8>(w + j);

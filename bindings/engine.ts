@@ -91,6 +91,22 @@ function readUtf16(mem: ArrayBuffer, ptr: number, units: number): string {
   return s;
 }
 
+/** Rules reported for values the engine did not scan; they cannot be disabled (why, per id). */
+const UNSCANNED_RULES = new Map<string, string>([
+  ['patterns.limits.oversize', 'a value over maxValueLength is not scanned, so it is always reported (raise maxValueLength instead)'],
+  ['patterns.engine.fault', 'a value that crashed the engine was not scanned, so it is always reported'],
+]);
+
+/** The first n code points of s (a surrogate pair is never split). */
+function firstCodePoints(s: string, n: number): string {
+  let end = 0;
+  for (let cps = 0; cps < n && end < s.length; cps++) {
+    const c = s.charCodeAt(end);
+    end += c >= 0xd800 && c < 0xdc00 && end + 1 < s.length && (s.charCodeAt(end + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+  }
+  return s.slice(0, end);
+}
+
 export class Engine {
   readonly rules: readonly RuleInfo[];
   private ex!: Exports;
@@ -128,18 +144,28 @@ export class Engine {
     this.ex = ex;
   }
 
-  /** Switches off a rule by id, or every rule of a vector with `patterns.<vector>.*`. */
+  /**
+   * Switches off a rule by id, or every rule of a vector with `patterns.<vector>.*`. The two
+   * rules that stand for a value that was not scanned (oversize, engine fault) cannot be
+   * switched off: that would let such a value pass silently.
+   */
   disable(id: string): void {
     if (typeof id !== 'string') throw new TypeError(`rules.disable entries must be strings, got ${typeof id}`);
+    const why = UNSCANNED_RULES.get(id.endsWith('.*') ? '' : id);
+    if (why) throw new Error(`rules.disable: "${id}" cannot be switched off: ${why}`);
     let hit = false;
+    let protectedOnly = false;
     const prefix = id.endsWith('.*') ? id.slice(0, -1) : null;
     this.rules.forEach((r, i) => {
       if (prefix ? r.id.startsWith(prefix) : r.id === id) {
+        if (UNSCANNED_RULES.has(r.id)) { protectedOnly = !hit; return; }
         this.disabled.add(i);
         this.ex.set_rule_enabled(i, 0);
         hit = true;
+        protectedOnly = false;
       }
     });
+    if (protectedOnly) throw new Error(`rules.disable: "${id}" names only rules that cannot be switched off (${[...UNSCANNED_RULES.keys()].join(', ')})`);
     if (!hit) throw new Error(`rules.disable: unknown rule id "${id}" (known ids: engine.rules, e.g. patterns.sql.comment)`);
   }
 
@@ -222,7 +248,7 @@ export class Engine {
   }
 
   private faultFinding(value: string): Finding {
-    return { vector: 'engine', rule: 'patterns.engine.fault', matched: value.slice(0, 80), start: 0, end: value.length };
+    return { vector: 'engine', rule: 'patterns.engine.fault', matched: firstCodePoints(value, 80), start: 0, end: value.length };
   }
 
   private recover(): void {
@@ -257,13 +283,7 @@ export class Engine {
   private readonly oversizeIndex: number = -1;
 
   private oversizeFinding(v: string): Finding {
-    // at most 80 code points from the start
-    let end = 0;
-    for (let cps = 0; cps < 80 && end < v.length; cps++) {
-      const c = v.charCodeAt(end);
-      end += c >= 0xd800 && c < 0xdc00 && end + 1 < v.length && (v.charCodeAt(end + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
-    }
-    return { vector: 'limits', rule: 'patterns.limits.oversize', matched: v.slice(0, end), start: 0, end: v.length };
+    return { vector: 'limits', rule: 'patterns.limits.oversize', matched: firstCodePoints(v, 80), start: 0, end: v.length };
   }
 
   private scanPacked(values: readonly string[], units: number, out: Finding[][]): Finding[][] {

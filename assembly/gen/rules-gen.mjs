@@ -40,6 +40,7 @@ export function loadRuleFiles(dir = rulesDir) {
         if (typeof p !== 'string' || p.length === 0 || p.length > 255 || !/^[\x20-\x7e]+$/.test(p) || p !== p.toLowerCase()) {
           throw new Error(`${at}: params[${k}] must be non-empty printable lower-case ASCII of at most 255 characters`);
         }
+        if (params.indexOf(p) !== k) throw new Error(`${at}: params[${k}] ${JSON.stringify(p)} repeats params[${params.indexOf(p)}]`);
       });
       rules.push({ id: `patterns.${doc.vector}.${r.name}`, vector: doc.vector, kind: r.kind, severity: r.severity,
         enabled: r.enabled !== false, params, description: r.description || '' });

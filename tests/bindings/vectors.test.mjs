@@ -144,6 +144,22 @@ describe('rules.disable', () => {
     expect(scan('<script>alert(1)</script>').map((f) => f.rule)).toContain('patterns.xss.script-tag');
   });
 
+  it('the rules for values that were not scanned cannot be switched off', () => {
+    for (const id of ['patterns.limits.oversize', 'patterns.engine.fault', 'patterns.limits.*', 'patterns.engine.*']) {
+      expect(() => new Engine({ rules: { disable: [id] } })).toThrow(id);
+    }
+    // with other rules off, an oversize value is still reported
+    const eng = new Engine({ rules: { disable: ['patterns.sql.*'] }, maxValueLength: 10 });
+    expect(eng.scan('x'.repeat(11)).map((f) => f.rule)).toEqual(['patterns.limits.oversize']);
+  });
+
+  it('bare data: URLs are still judged with the script-scheme rule off', () => {
+    const eng = new Engine({ rules: { disable: ['patterns.xss.js-url'] } });
+    const rules = eng.scan('data:text/html,<svg onload=alert(1)>').map((f) => f.rule);
+    expect(rules).toContain('patterns.xss.data-url');
+    expect(rules).not.toContain('patterns.xss.js-url');
+  });
+
   it('an unknown rule id throws an Error naming it', () => {
     expect(() => new Engine({ rules: { disable: ['patterns.sql.no-such-rule'] } })).toThrow(/patterns\.sql\.no-such-rule/);
     expect(() => new Engine({ rules: { disable: ['patterns.nothing.*'] } })).toThrow(/patterns\.nothing\.\*/);
