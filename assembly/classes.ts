@@ -31,14 +31,21 @@ export const C_RP: u32 = 1 << 25; // )
 export const C_BANG: u32 = 1 << 26; // !
 export const C_CTRL: u32 = 1 << 27; // other C0 controls
 export const C_SPACE: u32 = 1 << 28; // space, tab, CR, LF
+export const C_LBRACE: u32 = 1 << 29; // {
+export const C_UNDERSCORE: u32 = 1 << 30; // _
 
 /** A value with '+' and no white space was form-encoded: '+' stands for a space. */
 @inline export function plusIsSpace(mask: u32): bool {
   return (mask & (C_PLUS | C_SPACE)) == C_PLUS;
 }
 
-const TABLE = memory.data(128 * 4);
+export const TABLE = memory.data(128 * 4);
 let ready = false;
+
+/** Builds the class table (classify does it on first use; other readers of TABLE call this). */
+export function classesInit(): void {
+  if (!ready) build();
+}
 
 function build(): void {
   for (let c = 0; c < 128; c++) {
@@ -66,6 +73,8 @@ function build(): void {
     else if (c == 43) m = C_PLUS;
     else if (c == 91) m = C_LBRACK;
     else if (c == 33) m = C_BANG;
+    else if (c == 123) m = C_LBRACE;
+    else if (c == 95) m = C_UNDERSCORE;
     else if (c >= 48 && c <= 57) m = C_DIGIT;
     else if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) m = C_ALPHA;
     else if (c == 0) m = C_NUL;

@@ -7,6 +7,8 @@ import { resultsInit, resultBytes, resultPtr, resultCount, beginValue, setText, 
 import { runPipeline, runPipelineClassified, outPtr, outLen, excess } from './pipeline';
 import { scanXss } from './html';
 import { scanSql } from './sql';
+import { scanSsti, resetSstiCache } from './ssti';
+import { scanXxe } from './xxe';
 import { scanPath, resetPathCaches } from './path';
 import { scanLiterals, buildLiterals } from './literals';
 import { classify, C_PCT, C_AMP, C_NONASCII } from './classes';
@@ -51,6 +53,7 @@ export function init(ptr: u32, len: u32): i32 {
   let scratch = (__heap_base + 15) & ~<usize>15;
   if (<usize>ptr >= scratch) scratch = <usize>ptr + <usize>len;
   resetPathCaches();
+  resetSstiCache();
   const n = loadRules(<usize>ptr, <usize>len, scratch);
   if (n >= 0) {
     buildLiterals();
@@ -144,6 +147,8 @@ export function scan_batch(): i32 {
     scanLiterals(p, n, -1); // before scanPath: it notes hex-literal bytes for the path view
     scanXss(p, n, mask);
     scanSql(p, n, mask);
+    scanSsti(p, n, mask);
+    scanXxe(p, n, mask);
     scanPath(p, n, mask);
     punctReset();
     arenaRelease(mark);

@@ -43,19 +43,39 @@ export let sqlAnchorsOverflow = false;
 // Folded separators a phrase's space may stand for in the text: tab, LF, VT and '+', FF, CR, '/'.
 const PHRASE_GAPS = memory.data<u8>([41, 42, 43, 44, 45, 47, 32]);
 
+// An entry: {i32 rule, i32 param, i32 next, u32 fourth}; `fourth` is the folded fourth unit of
+// the param, which the text must hold at i + 3 before the full comparison runs, or ANY_FOURTH
+// when it cannot be told that way (a param of three units, a phrase whose space may stand for
+// more than one unit, a '/' that also matches '\').
+const ENTRY = 16;
+const ANY_FOURTH: u32 = 0xffffffff;
+
+function fourth(r: i32, k: i32): u32 {
+  const w = paramPtr(r, k);
+  const wl = paramLen(r, k);
+  if (wl < 4) return ANY_FOURTH;
+  if (ruleKindOf(r) == K_SQL_PHRASE) {
+    for (let j = 0; j < 4; j++) if (load<u8>(w + j) == 32) return ANY_FOURTH;
+  }
+  const c = <u32>load<u8>(w + 3);
+  if (c == 47) return ANY_FOURTH;
+  return fold(c);
+}
+
 /** Adds (rule, param) to the list of window hash h, once. */
 function register(h: u32, r: i32, k: i32): void {
   let e = load<i32>(heads + (<usize>h << 2));
   while (e >= 0) {
-    const ep = entries + <usize>e * 12;
+    const ep = entries + <usize>e * ENTRY;
     if (load<i32>(ep) == r && load<i32>(ep + 4) == k) return;
     e = load<i32>(ep + 8);
   }
   store<u8>(bitmap + (h >> 3), load<u8>(bitmap + (h >> 3)) | <u8>(<u32>1 << (h & 7)));
-  const ep = entries + <usize>entryCount * 12;
+  const ep = entries + <usize>entryCount * ENTRY;
   store<i32>(ep, r);
   store<i32>(ep + 4, k);
   store<i32>(ep + 8, load<i32>(heads + (<usize>h << 2)));
+  store<u32>(ep + 12, fourth(r, k));
   store<i32>(heads + (<usize>h << 2), entryCount);
   entryCount++;
 }
@@ -67,13 +87,21 @@ export function buildLiterals(): void {
   for (let kind = 0; kind < 64; kind++) {
     if (!registered(kind)) continue;
     let r = firstRule(kind);
-    while (r >= 0) { total += paramCount(r); r = nextRule(r); }
+    while (r >= 0) {
+      // a phrase with a space among its first three units takes one entry per separator (below)
+      const np = paramCount(r);
+      for (let k = 0; k < np; k++) {
+        const w = paramPtr(r, k);
+        total += kind == K_SQL_PHRASE && paramLen(r, k) >= 3 && (load<u8>(w + 1) == 32 || load<u8>(w + 2) == 32) ? 8 : 1;
+      }
+      r = nextRule(r);
+    }
   }
   bitmap = arenaAlloc(8192);
   memory.fill(bitmap, 0, 8192);
   heads = arenaAlloc(65536 * 4);
   memory.fill(heads, 0xff, 65536 * 4);
-  entries = arenaAlloc(<usize>(total * 8 + 1) * 12); // phrases may take up to 8 entries
+  entries = arenaAlloc(<usize>(total + 1) * ENTRY);
   entryCount = 0;
   substringNeedsLetter = true;
   for (let kind = 0; kind < 64; kind++) {
@@ -317,11 +345,15 @@ function checkAt(i: i32, onlyKind: i32): void {
 /** Verifies every literal of window hash h at i. */
 function checkBucket(h: u32, i: i32, onlyKind: i32): void {
   let e = load<i32>(heads + (<usize>h << 2));
+  const t4: u32 = i + 3 < len ? fold(at(txt, i + 3)) : 0x100; // 0x100: no fourth unit, no param matches it
   while (e >= 0) {
-    const ep = entries + <usize>e * 12;
-    const r = load<i32>(ep);
-    const kd = kindOf(r);
-    if (ruleEnabled(r) && (onlyKind < 0 || kd == onlyKind || kd == K_SQL_UNION || kd == K_SQL_CALL)) verify(r, load<i32>(ep + 4), i);
+    const ep = entries + <usize>e * ENTRY;
+    const f4 = load<u32>(ep + 12);
+    if (f4 == ANY_FOURTH || f4 == t4) {
+      const r = load<i32>(ep);
+      const kd = kindOf(r);
+      if (ruleEnabled(r) && (onlyKind < 0 || kd == onlyKind || kd == K_SQL_UNION || kd == K_SQL_CALL)) verify(r, load<i32>(ep + 4), i);
+    }
     e = load<i32>(ep + 8);
   }
 }

@@ -26,10 +26,16 @@ export const K_SQL_CALL = 23;
 export const K_SQL_PHRASE = 24;
 export const K_SQL_COMMENT = 25;
 export const K_SQL_BREAKOUT = 26;
+export const K_TEMPLATE_EXPR = 30;
+export const K_TEMPLATE_NAME = 31;
+export const K_SSTI_DUNDER = 32;
 export const K_PATH_TRAVERSAL = 40;
 export const K_PATH_FILE = 41;
 export const K_PATH_WRAPPER = 42;
 export const K_PATH_NUL = 43;
+export const K_XML_DOCTYPE = 50;
+export const K_XML_ENTITY = 51;
+export const K_XML_CDATA = 52;
 export const K_DECODE_EXCESS = 60;
 export const K_LIMIT_OVERSIZE = 61;
 export const K_ENGINE_FAULT = 62;
@@ -41,6 +47,7 @@ const KIND_NAMES: string[] = [
   'sql-tautology', 'sql-union', 'sql-stacked', 'sql-call', 'sql-phrase', 'sql-comment', 'sql-breakout',
   'path-traversal', 'path-file', 'path-wrapper', 'path-nul',
   'decode-excess', 'limit-oversize', 'engine-fault',
+  'template-expression', 'template-name', 'ssti-dunder', 'xml-doctype', 'xml-entity', 'xml-cdata',
 ];
 const KIND_CODES: i32[] = [
   K_HTML_TAG, K_HTML_EVENT_ATTR, K_HTML_ATTR_NAME, K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR,
@@ -48,6 +55,7 @@ const KIND_CODES: i32[] = [
   K_SQL_TAUTOLOGY, K_SQL_UNION, K_SQL_STACKED, K_SQL_CALL, K_SQL_PHRASE, K_SQL_COMMENT, K_SQL_BREAKOUT,
   K_PATH_TRAVERSAL, K_PATH_FILE, K_PATH_WRAPPER, K_PATH_NUL,
   K_DECODE_EXCESS, K_LIMIT_OVERSIZE, K_ENGINE_FAULT,
+  K_TEMPLATE_EXPR, K_TEMPLATE_NAME, K_SSTI_DUNDER, K_XML_DOCTYPE, K_XML_ENTITY, K_XML_CDATA,
 ];
 
 // Per-rule columns (static, MAX_RULES entries each).

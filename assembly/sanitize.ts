@@ -1,5 +1,6 @@
 // sanitizeString (SPEC, Library operations): pipeline, then the XSS stripper (script elements,
-// javascript: URLs, event handlers, embedding and injection tags), SQL hits replaced by
+// javascript: URLs, event handlers, embedding and injection tags), XML declarations and CDATA
+// sections (opt-in), template expressions and dunders (opt-in), SQL hits replaced by
 // "[BLOCKED]", path traversal stripped until stable, then < > " ' & HTML-encoded.
 // The whole step is repeated until its output no longer changes, so stripping can never leave
 // behind a new attack or a new escape that a second call would decode (the result is idempotent
@@ -11,6 +12,8 @@ import { arenaAlloc } from './mem';
 import { spansBegin, spansEnd, spanCount, spanStart, spanEnd, sortSpans } from './spans';
 import { scanXss } from './html';
 import { scanSql } from './sql';
+import { scanSsti } from './ssti';
+import { scanXxe } from './xxe';
 import { scanLiterals } from './literals';
 import { punctReset } from './text';
 import { classify } from './classes';
@@ -20,6 +23,8 @@ export const F_XSS = 1;
 export const F_SQL = 2;
 export const F_PATH = 4;
 export const F_ENCODE = 8;
+export const F_SSTI = 16;
+export const F_XXE = 32;
 const MAX_ITER = 16;
 const MAX_SPANS = 1024;
 
@@ -105,6 +110,18 @@ function step(p: usize, n: i32, flags: u32): void {
   if (flags & F_XSS) {
     spansBegin(MAX_SPANS);
     scanXss(cur, len, classify(cur, len));
+    spansEnd();
+    if (spanCount() > 0) { applySpans(cur, len, false); cur = resPtr; len = resLen; }
+  }
+  if (flags & F_XXE) {
+    spansBegin(MAX_SPANS);
+    scanXxe(cur, len, classify(cur, len));
+    spansEnd();
+    if (spanCount() > 0) { applySpans(cur, len, false); cur = resPtr; len = resLen; }
+  }
+  if (flags & F_SSTI) {
+    spansBegin(MAX_SPANS);
+    scanSsti(cur, len, classify(cur, len));
     spansEnd();
     if (spanCount() > 0) { applySpans(cur, len, false); cur = resPtr; len = resLen; }
   }

@@ -5,7 +5,7 @@
 import { scan } from '@shield/node';
 
 export const name = 'shield';
-export const supports = ['xss', 'sqli', 'path'];
+export const supports = ['xss', 'sqli', 'path', 'ssti', 'xxe'];
 
 export function detect(text) {
   const out = new Set();

@@ -152,6 +152,11 @@ export const FAMILIES = [
   { name: '<style>', desc: "'<style>' repeated (style elements never closed)", make: (n) => rep('<style>', n) },
   { name: '0x2f', desc: "'..0x2f' repeated (hex-literal separators: the path view)", make: (n) => rep('..0x2f', n) },
   { name: 'ab1=', desc: "'a_b1=' repeated (SQL anchors inside word runs)", make: (n) => rep('a_b1=', n) },
+  { name: '{{7*', desc: "'{{7*' repeated (template openers, no closer)", make: (n) => rep('{{7*', n) },
+  { name: '{{}}', desc: "'{{1}}' repeated (many short template expressions)", make: (n) => rep('{{1}}', n) },
+  { name: '____', desc: "'_' repeated (dunder search)", make: (n) => rep('_', n) },
+  { name: '<!ENT', desc: `'<!ENTITY "' repeated (declarations with unterminated quotes)`, make: (n) => rep('<!ENTITY "', n) },
+  { name: '<!DOC', desc: "'<!DOCTYPE [' repeated (internal subsets never closed)", make: (n) => rep('<!DOCTYPE [', n) },
 ];
 export const BENIGN_FAMILY = { name: 'benign', desc: 'benign prose (reference)', make: (n) => benignText(n) };
 

@@ -36,6 +36,10 @@ export interface SanitizeOptions {
   path?: boolean;
   /** HTML-encode < > " ' & in the result (default true). */
   encode?: boolean;
+  /** Remove template expressions that hold code and Python dunder names (default false: not part of SPEC's sanitizeString). */
+  ssti?: boolean;
+  /** Remove DOCTYPE declarations with a subset or external id, ENTITY declarations, CDATA sections (default false). */
+  xxe?: boolean;
 }
 
 interface Exports {
@@ -330,7 +334,8 @@ export class Engine {
 
   /** SPEC's sanitizeString pipeline; the result is a fixed point (sanitizing it again changes nothing). */
   sanitize(value: string, options: SanitizeOptions = {}): string {
-    const flags = (options.xss === false ? 0 : 1) | (options.sql === false ? 0 : 2) | (options.path === false ? 0 : 4) | (options.encode === false ? 0 : 8);
+    const flags = (options.xss === false ? 0 : 1) | (options.sql === false ? 0 : 2) | (options.path === false ? 0 : 4) | (options.encode === false ? 0 : 8) |
+      (options.ssti === true ? 16 : 0) | (options.xxe === true ? 32 : 0);
     return this.single(value, (ex) => ex.sanitize_value(0, flags));
   }
 

@@ -84,7 +84,8 @@ describe('limits', () => {
     expect(out[0][0].end).toBe(8 << 20);
     expect(out[0][0].matched).toBe('x'.repeat(80));
     expect(out[1].map((f) => f.rule)).toContain('patterns.xss.script-tag');
-    expect(mem.buffer.byteLength).toBe(before);
+    // the 16 MB (UTF-16) value never reached engine memory: growth, if any, is the small batch's
+    expect(mem.buffer.byteLength - before).toBeLessThan(1 << 20);
   });
 });
 

@@ -112,7 +112,7 @@ const anyString = fc.oneof(
   markupString,
 );
 
-const sanitizeOptions = fc.record({ xss: fc.boolean(), sql: fc.boolean(), path: fc.boolean(), encode: fc.boolean() }, { requiredKeys: [] });
+const sanitizeOptions = fc.record({ xss: fc.boolean(), sql: fc.boolean(), path: fc.boolean(), encode: fc.boolean(), ssti: fc.boolean(), xxe: fc.boolean() }, { requiredKeys: [] });
 
 // ---------------------------------------------------------------- oracles
 
@@ -310,6 +310,34 @@ describe("sanitizeString's promise, judged by an HTML tokenizer", () => {
 });
 
 // ---------------------------------------------------------------- decode
+
+// ---------------------------------------------------------------- template and XML stripping
+
+/** Template and XML fragments, joined in random order with filler. */
+const TPL_FRAGMENTS = ['{{', '}}', '${', '}', '{', '<%', '%>', '#{', '{%', '%}', '*{', '[[', ']]', '@(', ')', '(', '7*7', "'7'", '__class__',
+  '__', 'class', '.__globals__', 'config', 'self', 'request.', 'range(', '[0]', ' ', 'x', '1', '+', '-', '*',
+  '<!DOCTYPE', '<!doctype ', ' SYSTEM ', ' PUBLIC ', '"http://e.example/"', "'x'", '[', ']', '>', '<', '<!ENTITY', ' % ', '%p;', '<![CDATA[', ']]>', '<!'];
+const tplString = fc.array(fc.oneof(fc.constantFrom(...TPL_FRAGMENTS), fc.string({ maxLength: 3 })), { maxLength: 24 }).map((a) => a.join(''));
+
+describe('the template and XML strippers keep their promise', () => {
+  const vectorsOf = (s) => scan(s).filter((f) => f.vector === 'ssti' || f.vector === 'xxe').map((f) => f.rule);
+  it('after sanitizeString with { ssti: true, xxe: true }, scan finds no ssti or xxe rule in the output', () => {
+    fc.assert(
+      fc.property(tplString, (s) => {
+        const out = sanitizeString(s, { ssti: true, xxe: true, encode: false });
+        expect(vectorsOf(out), `input ${show(s)} -> ${show(out)}`).toEqual([]);
+      }),
+      { seed: SEED, numRuns: 10000 },
+    );
+  });
+  it('and the result is a fixed point', () => {
+    const opts = { ssti: true, xxe: true, encode: false };
+    fc.assert(fc.property(tplString, (s) => {
+      const once = sanitizeString(s, opts);
+      expect(sanitizeString(once, opts), `input ${show(s)}`).toBe(once);
+    }), { seed: SEED, numRuns: 5000 });
+  });
+});
 
 describe('decode', () => {
   it('is a fixed point, with no decodable escape left, unless excess-encoding is reported', () => {

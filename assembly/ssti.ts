@@ -1,0 +1,213 @@
+// Server-side template injection: template expressions ({{ }}, ${ }, <% %>, #{ }, ... as rule
+// params) judged by what they hold, and Python dunder names that walk from any object to the
+// interpreter's internals. A placeholder ("Hello {{name}}", "[[Page-Name]]", "${HOME}") is not
+// code; arithmetic between literals, a call, an index, a dunder or a name of the template
+// engine's internals is. Linear: each delimiter pair is searched left to right once, and a
+// missing closer ends the search for that pair.
+
+import { at, lower, isAlpha, isAlnum, isSpace, isDigit, find1 } from './text';
+import {
+  K_TEMPLATE_EXPR, K_TEMPLATE_NAME, K_SSTI_DUNDER, firstRule, nextRule, ruleEnabled, paramCount,
+  paramPtr, paramLen, ruleWithWord, enabledRule,
+} from './rules';
+import { emit } from './findings';
+import { stripMode, addSpan } from './spans';
+import { TABLE as CLASS_TABLE, classesInit, C_UNDERSCORE, C_ALPHA } from './classes';
+
+let txt: usize = 0;
+let len = 0;
+
+function hit(r: i32, s: i32, e: i32): void {
+  if (r < 0) return;
+  if (stripMode) addSpan(s, e);
+  else emit(r, s, e);
+}
+
+@inline function isIdentStart(c: u32): bool {
+  return isAlpha(c) || c == 95 || c == 36;
+}
+
+@inline function isIdentPart(c: u32): bool {
+  return isAlnum(c) || c == 95 || c == 36;
+}
+
+@inline function isQuote(c: u32): bool {
+  return c == 39 || c == 34 || c == 96;
+}
+
+/** The nearest non-space unit before i (at or after `from`), or 0. */
+function before(i: i32, from: i32): u32 {
+  let k = i - 1;
+  while (k >= from && isSpace(at(txt, k))) k--;
+  return k >= from ? at(txt, k) : 0;
+}
+
+/** The nearest non-space unit at or after i (before `to`), or 0. */
+function after(i: i32, to: i32): u32 {
+  let k = i;
+  while (k < to && isSpace(at(txt, k))) k++;
+  return k < to ? at(txt, k) : 0;
+}
+
+/**
+ * Whether the expression text [s, e) is code: arithmetic with a number, a string or a bracket
+ * on both sides (7*7, 7*'7', (1)+2; not Page-Name), a name directly followed by '(' or '['
+ * (range(10), x[0], mro()[1]), or "__". Else, when it is a bare name or a member chain
+ * (config, request.application), the rule of kind template-name that lists its first name.
+ */
+function judge(s: i32, e: i32): i32 {
+  let onlyChain = true; // letters, digits, '_', '$', '.', white space
+  for (let i = s; i < e; i++) {
+    const c = at(txt, i);
+    if (c == 42 || c == 47 || c == 37 || c == 43 || c == 45) {
+      const l = before(i, s);
+      const r = after(i + 1, e);
+      if ((isDigit(l) || l == 41 || l == 93 || isQuote(l)) && (isDigit(r) || r == 40 || isQuote(r))) return -2;
+    }
+    if ((c == 40 || c == 91) && i > s && (isIdentPart(at(txt, i - 1)) || at(txt, i - 1) == 41 || at(txt, i - 1) == 93)) return -2;
+    if (c == 95 && i + 1 < e && at(txt, i + 1) == 95) return -2;
+    if (!(isIdentPart(c) || c == 46 || isSpace(c))) onlyChain = false;
+  }
+  if (!onlyChain) return -1;
+  // a bare name or member chain: its first name
+  let i = s;
+  while (i < e && isSpace(at(txt, i))) i++;
+  if (i >= e || !isIdentStart(at(txt, i))) return -1;
+  let k = i;
+  while (k < e && isIdentPart(at(txt, k))) k++;
+  return ruleWithWord(K_TEMPLATE_NAME, txt, i, k - i);
+}
+
+/** Classes (classes.ts bits) every character of the opener needs in the value: a quick "no". */
+function openerClasses(w: usize, n: i32): u32 {
+  classesInit();
+  let m: u32 = 0;
+  for (let k = 0; k < n; k++) {
+    const c = <u32>load<u8>(w + k);
+    if (c < 128) m |= load<u32>(CLASS_TABLE + (<usize>c << 2));
+  }
+  return m;
+}
+
+/** The opener w[0, ol) at i, case-insensitively. */
+function openerAt(w: usize, ol: i32, i: i32): bool {
+  if (i + ol > len) return false;
+  for (let k = 0; k < ol; k++) if (lower(at(txt, i + k)) != <u32>load<u8>(w + k)) return false;
+  return true;
+}
+
+// Per delimiter pair, the classes its characters need (a value lacking one cannot hold the
+// pair), computed once per rule set: NEED[slot] for the first MAX_CACHED pairs in rule order.
+const MAX_CACHED = 64;
+const NEED = memory.data(MAX_CACHED * 4);
+let cachedPairs = -1; // -1: not computed for the loaded rules
+
+/** Forgets the cached pair classes (new rules were loaded). */
+export function resetSstiCache(): void {
+  cachedPairs = -1;
+}
+
+function pairNeed(w: usize, wl: i32): u32 {
+  let sp = 0;
+  while (sp < wl && load<u8>(w + sp) != 32) sp++;
+  return openerClasses(w, sp) | (sp < wl ? openerClasses(w + <usize>sp + 1, wl - sp - 1) : 0);
+}
+
+function buildCache(): void {
+  let slot = 0;
+  let r = firstRule(K_TEMPLATE_EXPR);
+  while (r >= 0) {
+    const np = paramCount(r);
+    for (let k = 0; k < np && slot < MAX_CACHED; k++) {
+      store<u32>(NEED + (<usize>slot << 2), pairNeed(paramPtr(r, k), paramLen(r, k)));
+      slot++;
+    }
+    r = nextRule(r);
+  }
+  cachedPairs = slot;
+}
+
+/** Every expression of one delimiter pair (param "open close") of rule r; `need`: its classes. */
+function pairs(r: i32, w: usize, wl: i32, mask: u32, need: u32): void {
+  if ((mask & need) != need) return;
+  // "open close": split at the one space
+  let sp = 0;
+  while (sp < wl && load<u8>(w + sp) != 32) sp++;
+  if (sp == 0 || sp >= wl - 1) return;
+  const ol = sp;
+  const cw = w + <usize>sp + 1;
+  const cl = wl - sp - 1;
+  const first = <u32>load<u8>(w);
+  const cfirst = <u32>load<u8>(cw);
+  let i = 0;
+  while (i < len) {
+    i = find1(txt, i, len, first);
+    if (i >= len) return;
+    if (!openerAt(w, ol, i)) { i++; continue; }
+    const cs = i + ol;
+    // the closer after the opener
+    let j = cs;
+    let found = -1;
+    while (j < len) {
+      j = find1(txt, j, len, cfirst);
+      if (j >= len) break;
+      if (openerAt(cw, cl, j)) { found = j; break; }
+      j++;
+    }
+    if (found < 0) return; // no closer after this opener: none after any later one either
+    const v = judge(cs, found);
+    if (v == -2) hit(r, i, found + cl);
+    else if (v >= 0) hit(v, i, found + cl);
+    i = found + cl;
+  }
+}
+
+/** "__name__" names of rules of kind ssti-dunder, anywhere in the value. */
+function dunders(): void {
+  let i = 0;
+  while (i + 4 < len) {
+    i = find1(txt, i, len, 95);
+    if (i + 4 >= len) return;
+    if (at(txt, i + 1) != 95) { i++; continue; }
+    // "__" then a name then "__"
+    let k = i + 2;
+    while (k < len && isAlnum(at(txt, k))) k++;
+    if (k > i + 2 && k + 1 < len && at(txt, k) == 95 && at(txt, k + 1) == 95) {
+      const r = ruleWithWord(K_SSTI_DUNDER, txt, i, k + 2 - i);
+      if (r >= 0) hit(r, i, k + 2);
+      i = k; // the closing "__" may open the next name (__class____mro__ is not Python, but cheap)
+      continue;
+    }
+    i = k > i + 2 ? k : i + 2;
+  }
+}
+
+/** Runs every SSTI rule over text[0, n). In strip mode adds removal spans instead of findings. */
+export function scanSsti(p: usize, n: i32, mask: u32): void {
+  txt = p;
+  len = n;
+  if (n < 3) return;
+  if (cachedPairs < 0) buildCache();
+  // a quick "no": the value lacks a character of every cached pair (and no pair is uncached)
+  let maybe = cachedPairs >= MAX_CACHED;
+  for (let k = 0; k < cachedPairs && !maybe; k++) {
+    const need = load<u32>(NEED + (<usize>k << 2));
+    if ((mask & need) == need) maybe = true;
+  }
+  let slot = 0;
+  let r = maybe ? firstRule(K_TEMPLATE_EXPR) : -1;
+  while (r >= 0) {
+    const np = paramCount(r);
+    const on = ruleEnabled(r);
+    for (let k = 0; k < np; k++) {
+      const w = paramPtr(r, k);
+      const wl = paramLen(r, k);
+      const need = slot < cachedPairs ? load<u32>(NEED + (<usize>slot << 2)) : pairNeed(w, wl);
+      slot++;
+      if (on) pairs(r, w, wl, mask, need);
+    }
+    r = nextRule(r);
+  }
+  // dunder names hold '_' and letters
+  if ((mask & (C_UNDERSCORE | C_ALPHA)) == (C_UNDERSCORE | C_ALPHA) && enabledRule(K_SSTI_DUNDER) >= 0) dunders();
+}
