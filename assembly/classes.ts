@@ -33,6 +33,7 @@ export const C_CTRL: u32 = 1 << 27; // other C0 controls
 export const C_SPACE: u32 = 1 << 28; // space, tab, CR, LF
 export const C_LBRACE: u32 = 1 << 29; // {
 export const C_UNDERSCORE: u32 = 1 << 30; // _
+export const C_DOLLAR: u32 = 1 << 31; // $
 
 /** A value with '+' and no white space was form-encoded: '+' stands for a space. */
 @inline export function plusIsSpace(mask: u32): bool {
@@ -75,6 +76,7 @@ function build(): void {
     else if (c == 33) m = C_BANG;
     else if (c == 123) m = C_LBRACE;
     else if (c == 95) m = C_UNDERSCORE;
+    else if (c == 36) m = C_DOLLAR;
     else if (c >= 48 && c <= 57) m = C_DIGIT;
     else if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) m = C_ALPHA;
     else if (c == 0) m = C_NUL;

@@ -9,6 +9,7 @@ import { scanXss } from './html';
 import { scanSql } from './sql';
 import { scanSsti, resetSstiCache } from './ssti';
 import { scanXxe } from './xxe';
+import { scanCmd } from './cmd';
 import { scanPath, resetPathCaches } from './path';
 import { scanLiterals, buildLiterals } from './literals';
 import { classify, C_PCT, C_AMP, C_NONASCII } from './classes';
@@ -149,6 +150,7 @@ export function scan_batch(): i32 {
     scanSql(p, n, mask);
     scanSsti(p, n, mask);
     scanXxe(p, n, mask);
+    scanCmd(p, n, mask);
     scanPath(p, n, mask);
     punctReset();
     arenaRelease(mark);

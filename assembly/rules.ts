@@ -2,7 +2,7 @@
 // a structure (HTML tags, SQL tokens, path segments); rules are data that say which names,
 // words and schemes in that structure are hostile, so a rule change is a data change.
 
-import { arenaInit } from './mem';
+import { arenaInit, arenaAlloc } from './mem';
 import { lower, hashLower, hashBytes } from './text';
 
 export const MAX_RULES = 256;
@@ -26,6 +26,9 @@ export const K_SQL_CALL = 23;
 export const K_SQL_PHRASE = 24;
 export const K_SQL_COMMENT = 25;
 export const K_SQL_BREAKOUT = 26;
+export const K_SHELL_COMMAND = 27;
+export const K_SHELL_RARE = 28;
+export const K_SHELL_SUBST = 29;
 export const K_TEMPLATE_EXPR = 30;
 export const K_TEMPLATE_NAME = 31;
 export const K_SSTI_DUNDER = 32;
@@ -48,6 +51,7 @@ const KIND_NAMES: string[] = [
   'path-traversal', 'path-file', 'path-wrapper', 'path-nul',
   'decode-excess', 'limit-oversize', 'engine-fault',
   'template-expression', 'template-name', 'ssti-dunder', 'xml-doctype', 'xml-entity', 'xml-cdata',
+  'shell-command', 'shell-command-rare', 'shell-substitution',
 ];
 const KIND_CODES: i32[] = [
   K_HTML_TAG, K_HTML_EVENT_ATTR, K_HTML_ATTR_NAME, K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR,
@@ -56,6 +60,7 @@ const KIND_CODES: i32[] = [
   K_PATH_TRAVERSAL, K_PATH_FILE, K_PATH_WRAPPER, K_PATH_NUL,
   K_DECODE_EXCESS, K_LIMIT_OVERSIZE, K_ENGINE_FAULT,
   K_TEMPLATE_EXPR, K_TEMPLATE_NAME, K_SSTI_DUNDER, K_XML_DOCTYPE, K_XML_ENTITY, K_XML_CDATA,
+  K_SHELL_COMMAND, K_SHELL_RARE, K_SHELL_SUBST,
 ];
 
 // Per-rule columns (static, MAX_RULES entries each).
@@ -68,6 +73,8 @@ const kindFirst = memory.data(K_COUNT * 4); // i32 first rule of each kind, -1 n
 const ruleLenMask = memory.data(MAX_RULES * 4); // bit l set: a param of length l (31: longer)
 const ruleFirstMask = memory.data(MAX_RULES * 4); // bit (c & 31) set: a param starts with c
 const ruleBloom = memory.data(MAX_RULES * 8); // bit (hash & 63) set for each param's hash
+const ruleTable = memory.data(MAX_RULES * 4); // u32 address of the rule's param hash table, or 0
+const ruleTableMask = memory.data(MAX_RULES * 4); // u32 table size - 1
 
 // Params: 12 bytes each {u32 ptr, u32 len, u32 hash}; ptr into the blob copy.
 let paramBase: usize = 0;
@@ -135,18 +142,56 @@ export function kindActive(kind: i32): bool {
 export function paramIndex(r: i32, p: usize, i: i32, len: i32, h: u32): i32 {
   if (!mayHave(r, p, i, len)) return -1;
   if ((load<u64>(ruleBloom + (<usize>r << 3)) & (<u64>1 << (<u64>h & 63))) == 0) return -1;
-  const n = paramCount(r);
-  for (let k = 0; k < n; k++) {
-    const e = paramAt(r, k);
-    if (load<u32>(e + 8) != h || <i32>load<u32>(e + 4) != len) continue;
-    const w = <usize>load<u32>(e);
-    let same = true;
-    for (let j = 0; j < len; j++) {
-      if (lower(<u32>load<u16>(p + ((<usize>(i + j)) << 1))) != <u32>load<u8>(w + j)) { same = false; break; }
+  const table = <usize>load<u32>(ruleTable + (<usize>r << 2));
+  if (table != 0) {
+    // rules with many params: an open-addressing table of param indexes by hash
+    const mask = load<u32>(ruleTableMask + (<usize>r << 2));
+    let slot = h & mask;
+    for (let probe: u32 = 0; probe <= mask; probe++) {
+      const v = <i32>load<u16>(table + (<usize>slot << 1));
+      if (v == 0) return -1;
+      if (paramIs(r, v - 1, p, i, len, h)) return v - 1;
+      slot = (slot + 1) & mask;
     }
-    if (same) return k;
+    return -1;
   }
+  const n = paramCount(r);
+  for (let k = 0; k < n; k++) if (paramIs(r, k, p, i, len, h)) return k;
   return -1;
+}
+
+/** Param k of rule r equals text[i, i+len) (hash h), ASCII case-insensitively. */
+@inline function paramIs(r: i32, k: i32, p: usize, i: i32, len: i32, h: u32): bool {
+  const e = paramAt(r, k);
+  if (load<u32>(e + 8) != h || <i32>load<u32>(e + 4) != len) return false;
+  const w = <usize>load<u32>(e);
+  for (let j = 0; j < len; j++) {
+    if (lower(<u32>load<u16>(p + ((<usize>(i + j)) << 1))) != <u32>load<u8>(w + j)) return false;
+  }
+  return true;
+}
+
+const TABLE_MIN_PARAMS = 9; // fewer params: a linear search behind the bloom filter is as fast
+
+/** Builds the hash table of every rule with many params (after loadRules, in the arena). */
+function buildParamTables(): void {
+  for (let r = 0; r < ruleCount; r++) {
+    store<u32>(ruleTable + (<usize>r << 2), 0);
+    const n = paramCount(r);
+    if (n < TABLE_MIN_PARAMS || n > 32767) continue;
+    let size: u32 = 16;
+    while (size < <u32>n * 2) size <<= 1;
+    const t = arenaAlloc(<usize>size << 1);
+    memory.fill(t, 0, <usize>size << 1);
+    const mask = size - 1;
+    for (let k = 0; k < n; k++) {
+      let slot = load<u32>(paramAt(r, k) + 8) & mask;
+      while (load<u16>(t + (<usize>slot << 1)) != 0) slot = (slot + 1) & mask;
+      store<u16>(t + (<usize>slot << 1), <u16>(k + 1));
+    }
+    store<u32>(ruleTable + (<usize>r << 2), <u32>t);
+    store<u32>(ruleTableMask + (<usize>r << 2), mask);
+  }
 }
 
 /** Like paramIndex, hashing only when the quick reject lets the word through. */
@@ -286,5 +331,6 @@ export function loadRules(ptr: usize, len: usize, scratch: usize): i32 {
     store<i32>(lastOfKind + (<usize>kind << 2), r);
   }
   ruleCount = n;
+  buildParamTables();
   return n;
 }

@@ -14,6 +14,7 @@ import { scanXss } from './html';
 import { scanSql } from './sql';
 import { scanSsti } from './ssti';
 import { scanXxe } from './xxe';
+import { scanCmd } from './cmd';
 import { scanLiterals } from './literals';
 import { punctReset } from './text';
 import { classify } from './classes';
@@ -25,6 +26,7 @@ export const F_PATH = 4;
 export const F_ENCODE = 8;
 export const F_SSTI = 16;
 export const F_XXE = 32;
+export const F_CMD = 64;
 const MAX_ITER = 16;
 const MAX_SPANS = 1024;
 
@@ -132,6 +134,12 @@ function step(p: usize, n: i32, flags: u32): void {
     punctReset(); // the next text may reuse this memory
     spansEnd();
     if (spanCount() > 0) { applySpans(cur, len, true); cur = resPtr; len = resLen; }
+  }
+  if (flags & F_CMD) {
+    spansBegin(MAX_SPANS);
+    scanCmd(cur, len, classify(cur, len));
+    spansEnd();
+    if (spanCount() > 0) { applySpans(cur, len, false); cur = resPtr; len = resLen; }
   }
   if (flags & F_PATH) { stripTraversal(cur, len); cur = resPtr; len = resLen; }
   if (flags & F_ENCODE) { htmlEncode(cur, len); cur = resPtr; len = resLen; }

@@ -5,10 +5,10 @@
 import { scan } from '@shield/node';
 
 export const name = 'shield';
-export const supports = ['xss', 'sqli', 'path', 'ssti', 'xxe'];
+export const supports = ['xss', 'sqli', 'path', 'ssti', 'xxe', 'cmdi'];
 
 export function detect(text) {
   const out = new Set();
-  for (const f of scan(text)) out.add(f.vector === 'decode' || f.vector === 'limits' ? 'encoding' : f.vector);
+  for (const f of scan(text)) out.add(f.vector === 'decode' || f.vector === 'limits' ? 'encoding' : f.vector === 'command' ? 'cmdi' : f.vector);
   return [...out];
 }

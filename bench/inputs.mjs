@@ -157,6 +157,10 @@ export const FAMILIES = [
   { name: '____', desc: "'_' repeated (dunder search)", make: (n) => rep('_', n) },
   { name: '<!ENT', desc: `'<!ENTITY "' repeated (declarations with unterminated quotes)`, make: (n) => rep('<!ENTITY "', n) },
   { name: '<!DOC', desc: "'<!DOCTYPE [' repeated (internal subsets never closed)", make: (n) => rep('<!DOCTYPE [', n) },
+  { name: ';cat', desc: "';cat' repeated (separators before command words, no argument)", make: (n) => rep(';cat', n) },
+  { name: '````', desc: "'`' repeated (backtick runs and fences)", make: (n) => rep('`', n) },
+  { name: '$($(', desc: "'$(' repeated (unclosed substitutions)", make: (n) => rep('$(', n) },
+  { name: 'nl-ls', desc: 'a line break and ls, repeated (line separators before command words)', make: (n) => rep('\nls', n) },
 ];
 export const BENIGN_FAMILY = { name: 'benign', desc: 'benign prose (reference)', make: (n) => benignText(n) };
 

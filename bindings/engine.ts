@@ -40,6 +40,8 @@ export interface SanitizeOptions {
   ssti?: boolean;
   /** Remove DOCTYPE declarations with a subset or external id, ENTITY declarations, CDATA sections (default false). */
   xxe?: boolean;
+  /** SPEC's command sanitizer: strip ; & | ` $( ${ >> << and control characters (default false: it changes "R&D" too). */
+  command?: boolean;
 }
 
 interface Exports {
@@ -335,7 +337,7 @@ export class Engine {
   /** SPEC's sanitizeString pipeline; the result is a fixed point (sanitizing it again changes nothing). */
   sanitize(value: string, options: SanitizeOptions = {}): string {
     const flags = (options.xss === false ? 0 : 1) | (options.sql === false ? 0 : 2) | (options.path === false ? 0 : 4) | (options.encode === false ? 0 : 8) |
-      (options.ssti === true ? 16 : 0) | (options.xxe === true ? 32 : 0);
+      (options.ssti === true ? 16 : 0) | (options.xxe === true ? 32 : 0) | (options.command === true ? 64 : 0);
     return this.single(value, (ex) => ex.sanitize_value(0, flags));
   }
 

@@ -112,7 +112,7 @@ const anyString = fc.oneof(
   markupString,
 );
 
-const sanitizeOptions = fc.record({ xss: fc.boolean(), sql: fc.boolean(), path: fc.boolean(), encode: fc.boolean(), ssti: fc.boolean(), xxe: fc.boolean() }, { requiredKeys: [] });
+const sanitizeOptions = fc.record({ xss: fc.boolean(), sql: fc.boolean(), path: fc.boolean(), encode: fc.boolean(), ssti: fc.boolean(), xxe: fc.boolean(), command: fc.boolean() }, { requiredKeys: [] });
 
 // ---------------------------------------------------------------- oracles
 
@@ -336,6 +336,22 @@ describe('the template and XML strippers keep their promise', () => {
       const once = sanitizeString(s, opts);
       expect(sanitizeString(once, opts), `input ${show(s)}`).toBe(once);
     }), { seed: SEED, numRuns: 5000 });
+  });
+});
+
+describe("the command sanitizer keeps SPEC's promise", () => {
+  const SHELL = [';', '&', '|', '`', '$(', '${', '>>', '<<', '$', '(', ')', '{', '}', '>', '<', '%0a', '%3b', '&#59;', 'cat', ' ', '/etc/passwd', '\n', '\u0000'];
+  const shellString = fc.array(fc.oneof(fc.constantFrom(...SHELL), fc.string({ maxLength: 3 })), { maxLength: 24 }).map((a) => a.join(''));
+  it('the output holds no ; & | ` $( ${ >> << or C0 control character, and is a fixed point', () => {
+    const opts = { command: true, xss: false, sql: false, path: false, encode: false };
+    fc.assert(
+      fc.property(fc.oneof(shellString, anyString), (s) => {
+        const out = sanitizeString(s, opts);
+        expect(/[;&|`\u0000-\u001f]|\$[({]|>>|<</.test(out), `input ${show(s)} -> ${show(out)}`).toBe(false);
+        expect(sanitizeString(out, opts)).toBe(out);
+      }),
+      { seed: SEED, numRuns: 10000 },
+    );
   });
 });
 

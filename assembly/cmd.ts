@@ -1,0 +1,254 @@
+// Command injection, judged by shell structure: a separator (; & | && || or a line break), then
+// a command word (a rule param, or the last segment of a path such as /usr/bin/id), then
+// something only a shell reads: an option, a path, a variable, a redirection, a quote, a
+// number, another separator. Words of prose ("dog; cat", "R&D", "copy & paste") and markdown
+// table cells ("| id |") pass. Command substitution ($(cmd, `cmd`), $IFS, brace expansion
+// ({cat,/etc/passwd}) and the shellshock function prefix are reported on their own.
+// The sanitizer (SPEC) strips ; & | ` $( ${ >> << and C0 control characters wherever they are.
+// Linear: every separator and substitution start is read once, with bounded look-ahead.
+
+import { at, lower, isAlpha, isAlnum, isDigit, find4 } from './text';
+import { K_SHELL_COMMAND, K_SHELL_RARE, K_SHELL_SUBST, firstRule, enabledRule, ruleWithWord } from './rules';
+import { emit } from './findings';
+import { stripMode, addSpan } from './spans';
+import { C_SEMI, C_AMP, C_PIPE, C_BQ, C_DOLLAR, C_LBRACE, C_SPACE, C_CTRL, C_NUL, C_LT, C_GT, plusIsSpace } from './classes';
+
+let txt: usize = 0;
+let len = 0;
+let plusSpace = false;
+
+const MAX_WORD = 32; // command names are short; a longer run is not one
+
+@inline function gap(c: u32): bool {
+  return c == 32 || c == 9 || (c == 43 && plusSpace);
+}
+
+@inline function isQuote(c: u32): bool {
+  return c == 39 || c == 34;
+}
+
+@inline function wordChar(c: u32): bool {
+  return isAlnum(c) || c == 95 || c == 45 || c == 46;
+}
+
+/**
+ * The command at i (after a separator or substitution start): white space, quotes and a path
+ * are skipped; the word is [cmdS, cmdE). False when no word of at most MAX_WORD characters is there.
+ */
+let cmdS = 0;
+let cmdE = 0;
+function commandAt(i: i32): bool {
+  let guard = 0;
+  // white space, quotes and '+' (a form-encoded space, even in a value that also holds spaces)
+  while (i < len && (gap(at(txt, i)) || isQuote(at(txt, i)) || at(txt, i) == 43) && guard < 64) { i++; guard++; }
+  // a path: its last segment is the command (/usr/bin/id, c:\windows\system32\cmd.exe is not judged)
+  let s = i;
+  let k = i;
+  guard = 0;
+  while (k < len && guard < 256) {
+    const c = at(txt, k);
+    if (c == 47) { s = k + 1; k++; guard++; continue; }
+    if (wordChar(c) || isQuote(c)) { k++; guard++; continue; }
+    break;
+  }
+  // the word: letters, digits, '_', '-', '.', quotes inside it dropped by the shell (c'a't)
+  let e = s;
+  let letters = 0;
+  quoted = false;
+  while (e < k && (wordChar(at(txt, e)) || isQuote(at(txt, e))) && e - s < MAX_WORD + 8) {
+    if (isQuote(at(txt, e))) quoted = true;
+    else letters++;
+    e++;
+  }
+  // a trailing quote closes the value's own string, it is not part of the word
+  while (e > s && isQuote(at(txt, e - 1))) e--;
+  if (letters == 0 || letters > MAX_WORD || !isAlpha(at(txt, s))) return false;
+  cmdS = s;
+  cmdE = e;
+  absolute = at(txt, i) == 47; // the command came as an absolute path (/bin/ls)
+  return true;
+}
+let quoted = false; // the word holds quotes (c'a't)
+let hasBacktick = false;
+let absolute = false;
+
+/** The command word [cmdS, cmdE) names a rule of `kind`, quotes inside it ignored; the rule, or -1. */
+function commandRule(kind: i32): i32 {
+  if (!quoted) return ruleWithWord(kind, txt, cmdS, cmdE - cmdS);
+  // copy the word without quotes into a small buffer of units for the lookup
+  let n = 0;
+  for (let k = cmdS; k < cmdE && n < MAX_WORD; k++) {
+    const c = at(txt, k);
+    if (isQuote(c)) continue;
+    store<u16>(WORD + (<usize>n << 1), <u16>c);
+    n++;
+  }
+  return ruleWithWord(kind, WORD, 0, n);
+}
+const WORD = memory.data(MAX_WORD * 2 + 16);
+
+/** After the command word: something only a shell reads (not the end of the value, not a word of prose). */
+function shellArgument(e: i32, sep: u32): bool {
+  let i = e;
+  let spaced = false;
+  while (i < len && (gap(at(txt, i)) || at(txt, i) == 43)) { i++; spaced = true; }
+  if (i >= len) return false;
+  const c = at(txt, i);
+  // a markdown table cell: "| id |"
+  if (sep == 124 && spaced && c == 124) return false;
+  if (c == 45) return i + 1 < len && (isAlnum(at(txt, i + 1)) || at(txt, i + 1) == 45); // -x, --opt
+  if (c == 47 || c == 92 || c == 126 || c == 36 || c == 62 || c == 60 || c == 124 || c == 38 || c == 59 || c == 96 || isQuote(c) || c == 37) return true;
+  if (c == 46) return i + 1 < len && (at(txt, i + 1) == 46 || at(txt, i + 1) == 47 || at(txt, i + 1) == 92);
+  if (c == 10 || c == 13) return true;
+  if (isDigit(c)) {
+    // a number as the argument (sleep 5, ping 127.0.0.1), not the start of a phrase (sleep 8 hours)
+    let k = i;
+    while (k < len && (isDigit(at(txt, k)) || at(txt, k) == 46 || at(txt, k) == 58)) k++;
+    while (k < len && (gap(at(txt, k)) || at(txt, k) == 43)) k++;
+    if (k >= len) return true;
+    const d = at(txt, k);
+    return d == 59 || d == 38 || d == 124 || d == 45 || d == 47 || d == 62 || d == 60 || d == 35 || d == 96 || d == 10 || d == 13 || isQuote(d);
+  }
+  // a drive: c:\ or c:/
+  if (isAlpha(c) && i + 2 < len && at(txt, i + 1) == 58 && (at(txt, i + 2) == 92 || at(txt, i + 2) == 47)) return true;
+  return false;
+}
+
+function hit(r: i32, s: i32, e: i32): void {
+  if (r < 0) return;
+  if (stripMode) return; // the sanitizer strips characters, not findings (see stripAll)
+  emit(r, s, e);
+}
+
+/** Separators followed by a command. */
+function separators(): void {
+  const rCmd = firstRule(K_SHELL_COMMAND) >= 0;
+  const rRare = firstRule(K_SHELL_RARE) >= 0;
+  if (!rCmd && !rRare) return;
+  let i = 0;
+  let fenceAt = hasBacktick ? nextFence(0) : len; // the next ``` at or after the search position
+  let inFence = false;
+  while (i < len) {
+    let sep = at(txt, i);
+    if (!(sep == 59 || sep == 38 || sep == 124 || sep == 10)) {
+      const stop = i + 8 < len ? i + 8 : len;
+      i++;
+      while (i < stop) { sep = at(txt, i); if (sep == 59 || sep == 38 || sep == 124 || sep == 10) break; i++; }
+      if (i >= stop) {
+        i = find4(txt, i, len, 59, 38, 124, 10);
+        if (i >= len) return;
+        sep = at(txt, i);
+      }
+    }
+    // markdown code fences: the lines of a fenced block are documentation, not input to a shell
+    while (fenceAt < i) { inFence = !inFence; fenceAt = nextFence(fenceAt + 3); }
+    if (sep == 10 && inFence) { i++; continue; }
+    // a line of prose starts with a capital and a small letter ("That ..."): no command
+    if (sep == 10 && i + 2 < len && at(txt, i + 1) - 65 < 26 && at(txt, i + 2) - 97 < 26) { i++; continue; }
+    let j = i + 1;
+    if ((sep == 38 || sep == 124) && j < len && at(txt, j) == sep) j++; // && ||
+    if (commandAt(j)) {
+      let r = rRare ? commandRule(K_SHELL_RARE) : -1;
+      if (r < 0 && rCmd) {
+        r = commandRule(K_SHELL_COMMAND);
+        if (r >= 0 && !shellArgument(cmdE, sep)) r = -1;
+      }
+      if (r >= 0) { hit(r, i, cmdE); return; }
+      i = cmdE > j ? cmdE : j;
+      continue;
+    }
+    i = j;
+  }
+}
+
+/** The next "```" at or after i, or len. */
+function nextFence(i: i32): i32 {
+  while (i + 2 < len) {
+    i = find4(txt, i, len, 96, 96, 96, 96);
+    if (i + 2 >= len) return len;
+    if (at(txt, i + 1) == 96 && at(txt, i + 2) == 96) return i;
+    i++;
+  }
+  return len;
+}
+
+/** $(cmd, `cmd, ${IFS}, $IFS, {cmd,arg}, () { :; }. */
+function substitutions(r: i32, mask: u32): void {
+  let i = 0;
+  while (i < len) {
+    let c = at(txt, i);
+    if (!(c == 36 || c == 96 || c == 123)) {
+      // a few units by hand first: dense input would restart the vector search at every one
+      const stop = i + 8 < len ? i + 8 : len;
+      i++;
+      while (i < stop) { c = at(txt, i); if (c == 36 || c == 96 || c == 123) break; i++; }
+      if (i >= stop) {
+        i = find4(txt, i, len, 36, 96, 123, 123);
+        if (i >= len) return;
+        c = at(txt, i);
+      }
+    }
+    if (c == 36) {
+      // $IFS, ${IFS}
+      let k = i + 1;
+      if (k < len && at(txt, k) == 123) k++;
+      if (k + 2 < len && lower(at(txt, k)) == 105 && lower(at(txt, k + 1)) == 102 && lower(at(txt, k + 2)) == 115 &&
+        (k + 3 >= len || !isAlnum(at(txt, k + 3)))) { hit(r, i, k + 3); return; }
+      // $(cmd
+      if (i + 1 < len && at(txt, i + 1) == 40 && commandAt(i + 2) && commandWord()) { hit(r, i, cmdE); return; }
+      i++;
+      continue;
+    }
+    if (c == 96) {
+      // `cmd`: not a markdown fence (```); a command prose does not use, or an absolute path, or
+      // a listed command glued to shell syntax before the backtick (x=`id`); markdown's inline
+      // code (`id`, `sort | uniq`) stands after white space or at the start
+      let run = i;
+      while (run < len && at(txt, run) == 96) run++;
+      if (run - i >= 3 || (i > 0 && at(txt, i - 1) == 96)) { i = run; continue; }
+      if (commandAt(i + 1)) {
+        const glued = i > 0 && !(at(txt, i - 1) <= 32 || at(txt, i - 1) >= 0x80 || isAlnum(at(txt, i - 1)));
+        if (commandRule(K_SHELL_RARE) >= 0 || absolute || (glued && commandRule(K_SHELL_COMMAND) >= 0)) { hit(r, i, cmdE); return; }
+      }
+      i++;
+      continue;
+    }
+    // c == '{': brace expansion {cmd,arg}, or the shellshock prefix "() {" before it
+    if (i + 1 < len && (isAlpha(at(txt, i + 1)) || at(txt, i + 1) == 47) && commandAt(i + 1) && cmdE < len && at(txt, cmdE) == 44 && commandWord()) { hit(r, i, cmdE + 1); return; }
+    let k = i;
+    while (k > 0 && gap(at(txt, k - 1))) k--;
+    if (k >= 2 && at(txt, k - 1) == 41 && at(txt, k - 2) == 40) { hit(r, k - 2, i + 1); return; }
+    i++;
+  }
+}
+
+/** The word at [cmdS, cmdE) names a command of either kind, or came as an absolute path. */
+function commandWord(): bool {
+  return absolute || commandRule(K_SHELL_RARE) >= 0 || commandRule(K_SHELL_COMMAND) >= 0;
+}
+
+/** SPEC's command sanitizer: removal spans for ; & | ` $( ${ >> << and C0 controls. */
+function stripAll(): void {
+  for (let i = 0; i < len; i++) {
+    const c = at(txt, i);
+    if (c == 59 || c == 38 || c == 124 || c == 96 || c < 32) { addSpan(i, i + 1); continue; }
+    if (c == 36 && i + 1 < len && (at(txt, i + 1) == 40 || at(txt, i + 1) == 123)) { addSpan(i, i + 2); i++; continue; }
+    if ((c == 62 || c == 60) && i + 1 < len && at(txt, i + 1) == c) { addSpan(i, i + 2); i++; continue; }
+  }
+}
+
+/** Runs every command-injection rule over text[0, n). In strip mode adds removal spans instead of findings. */
+export function scanCmd(p: usize, n: i32, mask: u32): void {
+  txt = p;
+  len = n;
+  plusSpace = plusIsSpace(mask);
+  if (n == 0) return;
+  if (stripMode) {
+    if ((mask & (C_SEMI | C_AMP | C_PIPE | C_BQ | C_DOLLAR | C_CTRL | C_NUL | C_SPACE | C_LT | C_GT)) != 0) stripAll();
+    return;
+  }
+  hasBacktick = (mask & C_BQ) != 0;
+  if ((mask & (C_SEMI | C_AMP | C_PIPE | C_SPACE)) != 0) separators();
+  const r = enabledRule(K_SHELL_SUBST);
+  if (r >= 0 && (mask & (C_DOLLAR | C_BQ | C_LBRACE)) != 0) substitutions(r, mask);
+}
