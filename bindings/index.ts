@@ -6,6 +6,18 @@ export { Engine, engineBytes, engineModule, ABI_VERSION } from './engine.js';
 export type { Finding, EngineOptions, SanitizeOptions } from './engine.js';
 export { parseRuleBlob } from './rule-blob.js';
 export type { RuleInfo, Severity } from './rule-blob.js';
+export { validateUrl, validateUrlAsync, createPinnedLookup, ssrfSafeAgent, BLOCKED_IPV4_RANGES } from './ssrf.js';
+export type {
+  UrlRejection, UrlCheckOptions, UrlCheckResult, ResolvedAddress, Resolver, AsyncUrlCheckOptions, AsyncUrlCheckResult,
+  PinnedLookupOptions, ShieldSsrfError,
+} from './ssrf.js';
+export { validateRedirect } from './redirect.js';
+export type { RedirectRejection, RedirectCheckOptions, RedirectCheckResult } from './redirect.js';
+export { sanitizeLdap, sanitizeLdapDn } from './ldap.js';
+export { sanitizeJsonpCallback, MAX_JSONP_CALLBACK_LENGTH } from './jsonp.js';
+export { sanitizeHeaderValue } from './header-value.js';
+export { detectDeserialization, DESERIALIZATION_READ_LIMIT, DESERIALIZATION_CHECK_LIMIT } from './deserialization.js';
+export type { DeserializationTag } from './deserialization.js';
 
 let shared: Engine | undefined;
 

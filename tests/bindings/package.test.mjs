@@ -39,7 +39,12 @@ describe('@shield/node by name', () => {
   });
 
   it('the ESM namespace exports the documented functions', () => {
-    for (const name of ['sanitizeString', 'scan', 'scanValues', 'decode', 'Engine', 'engineBytes']) expect(typeof esm[name], name).toBe('function');
+    for (const name of ['sanitizeString', 'scan', 'scanValues', 'decode', 'Engine', 'engineBytes', 'validateUrl', 'validateUrlAsync',
+      'createPinnedLookup', 'ssrfSafeAgent', 'validateRedirect', 'sanitizeLdap', 'sanitizeLdapDn', 'sanitizeJsonpCallback',
+      'sanitizeHeaderValue', 'detectDeserialization']) expect(typeof esm[name], name).toBe('function');
+    const cjs = require('@shield/node');
+    expect(cjs.validateUrl('http://127.0.0.1/').ok).toBe(false);
+    expect(cjs.sanitizeJsonpCallback('cb.fn')).toBe('cb.fn');
     expect(esm.engineBytes()).toBeInstanceOf(Uint8Array);
     expect(new WebAssembly.Module(esm.engineBytes())).toBeInstanceOf(WebAssembly.Module);
   });
