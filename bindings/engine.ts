@@ -325,6 +325,12 @@ export class Engine {
     return out[0];
   }
 
+  /** Whether rule `id` is on in this engine (known ids only; an unknown id is false). */
+  isEnabled(id: string): boolean {
+    const i = this.rules.findIndex((r) => r.id === id);
+    return i >= 0 && this.rules[i].enabledByDefault && !this.disabled.has(i);
+  }
+
   scan(value: string): Finding[] {
     return this.scanValues([value])[0];
   }
