@@ -12,7 +12,7 @@ import { scanXxe } from './xxe';
 import { scanCmd } from './cmd';
 import { scanPath, resetPathCaches } from './path';
 import { scanLiterals, buildLiterals } from './literals';
-import { classify, C_PCT, C_AMP, C_NONASCII } from './classes';
+import { classify, C_PCT, C_AMP, C_NONASCII, C_COLON, C_SLASH, C_BSLASH } from './classes';
 import { sanitize, sanitizedPtr } from './sanitize';
 import { punctReset } from './text';
 import { DEFAULT_RULES, DEFAULT_RULES_LEN } from './generated/rules-blob';
@@ -27,6 +27,7 @@ export function onAbort(msg: usize, file: usize, line: u32, col: u32): void {
 }
 
 let batch: usize = 0;
+let changed: usize = 0; // count bytes: the pipeline changed value i
 let batchUnits: u64 = 0; // size of the text area the host reserved
 let maxValueLength: i32 = 1 << 20;
 let output: usize = 0;
@@ -90,7 +91,14 @@ export function batch_reserve(count: u32, units: u32): u32 {
   let cap = <i32>count * MAX_PER_VALUE;
   if (cap > MAX_PER_BATCH) cap = MAX_PER_BATCH;
   resultsInit(arenaAlloc(resultBytes(cap)), cap);
+  changed = arenaAlloc(<usize>count + 8);
+  memory.fill(changed, 0, <usize>count);
   return <u32>batch;
+}
+
+/** count bytes after scan_batch: bit 0 where decoding or NFKC changed the value, bit 1 where it holds ':' and a slash. */
+export function batch_changed_ptr(): u32 {
+  return <u32>changed;
 }
 
 export function result_ptr(): u32 {
@@ -138,6 +146,7 @@ export function scan_batch(): i32 {
     if ((mask & (C_PCT | C_AMP | C_NONASCII)) != 0) {
       runPipelineClassified(vPtr, vLen, (mask & C_NONASCII) != 0);
       if (outPtr != vPtr) {
+        store<u8>(changed + <usize>i, 1); // bit 0: the pipeline changed the value
         p = outPtr;
         n = outLen;
         mask = classify(p, n);
@@ -145,6 +154,8 @@ export function scan_batch(): i32 {
       }
       if (excess) emit(rExcess, 0, n);
     }
+    // bit 1: ':' and a slash or backslash, so a URL may be in the (decoded) value
+    if ((mask & C_COLON) != 0 && (mask & (C_SLASH | C_BSLASH)) != 0) store<u8>(changed + <usize>i, load<u8>(changed + <usize>i) | 2);
     scanLiterals(p, n, -1); // before scanPath: it notes hex-literal bytes for the path view
     scanXss(p, n, mask);
     scanSql(p, n, mask);

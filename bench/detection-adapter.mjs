@@ -5,7 +5,7 @@
 import { scan } from '@shield/node';
 
 export const name = 'shield';
-export const supports = ['xss', 'sqli', 'path', 'ssti', 'xxe', 'cmdi'];
+export const supports = ['xss', 'sqli', 'path', 'ssti', 'xxe', 'cmdi', 'ssrf'];
 
 export function detect(text) {
   const out = new Set();

@@ -2,6 +2,7 @@
 // makes one wasm call, and reads every finding from one result table. No per-value wasm calls.
 
 import { WASM_BASE64 } from './gen/wasm-bytes.js';
+import { urlFinding, type UrlTargetRules } from './ssrf-scan.js';
 import { parseRuleBlob, type RuleInfo } from './rule-blob.js';
 
 export interface Finding {
@@ -57,6 +58,7 @@ interface Exports {
   scan_batch(): number;
   result_ptr(): number;
   decode_value(index: number): number;
+  batch_changed_ptr(): number;
   sanitize_value(index: number, flags: number): number;
   output_ptr(): number;
 }
@@ -193,6 +195,13 @@ export class Engine {
   private u16 = new Uint16Array(0);
   private bytes: Buffer | null = null;
 
+  private u8View: Uint8Array | null = null;
+  private u8(): Uint8Array {
+    const buf = this.ex.memory.buffer;
+    if (this.u8View === null || this.u8View.buffer !== buf) this.u8View = new Uint8Array(buf);
+    return this.u8View;
+  }
+
   private views(): void {
     const buf = this.ex.memory.buffer;
     if (buf === this.viewBuf) return;
@@ -314,7 +323,48 @@ export class Engine {
     }
     if (count < 0) throw new Error('shield.wasm rejected the batch header (bindings bug)');
     this.readFindings(count, out);
+    this.urlFindings(values, out);
     return out;
+  }
+
+  /** SSRF findings (ssrf-scan.ts) on the decoded text of values that may hold a URL; the batch is still packed. */
+  private urlFindings(values: readonly string[], out: Finding[][]): void {
+    const rules = this.urlRules();
+    if (!rules.internal && !rules.smuggling) return;
+    const changedAt = this.ex.batch_changed_ptr();
+    const flags = this.u8();
+    for (let i = 0; i < values.length; i++) {
+      const fl = flags[changedAt + i];
+      if ((fl & 2) === 0) continue; // no ':' with a slash in the decoded value
+      const v = values[i];
+      // a value the pipeline left as it is needs no second engine call
+      let text = v;
+      if ((fl & 1) !== 0) {
+        const n = this.ex.decode_value(i);
+        if (n < 0) continue;
+        text = readUtf16(this.ex.memory.buffer, this.ex.output_ptr(), n);
+      }
+      const f = urlFinding(text, rules);
+      if (f && out[i].length < 16) out[i].push(f);
+    }
+  }
+
+  private urlRulesCache: UrlTargetRules | null = null;
+  private urlRulesKey = -1;
+
+  /** The enabled url-target rules, recomputed when rules are switched off. */
+  private urlRules(): UrlTargetRules {
+    if (this.urlRulesCache && this.urlRulesKey === this.disabled.size) return this.urlRulesCache;
+    const r: UrlTargetRules = {};
+    this.rules.forEach((rule, i) => {
+      if (rule.kind !== 'url-target' || !rule.enabledByDefault || this.disabled.has(i)) return;
+      const entry = { id: rule.id, schemes: new Set(rule.params) };
+      if (rule.id.endsWith('.smuggling-scheme')) r.smuggling = entry;
+      else r.internal = entry;
+    });
+    this.urlRulesCache = r;
+    this.urlRulesKey = this.disabled.size;
+    return r;
   }
 
   private scanOne(value: string): Finding[] {

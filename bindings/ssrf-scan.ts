@@ -1,0 +1,182 @@
+// SSRF findings for scan(): URLs inside a value (after the engine's decoding) that point inside
+// the network or use a scheme that smuggles requests. Judged here, not in the engine, because
+// the judgement is validateUrl's (WHATWG URL parsing and the address ranges of ssrf.ts).
+//   - http, https, ws, wss, ftp (params of the rule of kind url-target named internal-target):
+//     reported when validateUrl refuses the host as private, loopback, link-local, metadata,
+//     localhost or a tunnel address, also for hostnames that only wrap such an address
+//     (169.254.169.254.nip.io) and with a trailing dot. A public host passes, with or without
+//     userinfo (git remotes carry user names).
+//   - gopher, dict, file, ldap, tftp, jar, netdoc, ... (params of smuggling-scheme): reported
+//     whatever the host, since no web application needs to fetch them from user input.
+// mailto: and tel: are not network URLs. Linear: one indexOf walk over the text.
+
+import type { Finding } from './engine.js';
+import { validateUrl } from './ssrf.js';
+
+/** The rules this module judges, from the rule blob (kind `url-target`). */
+export interface UrlTargetRules {
+  internal?: { id: string; schemes: ReadonlySet<string> };
+  smuggling?: { id: string; schemes: ReadonlySet<string> };
+}
+
+const INTERNAL_REASONS = new Set(['private-ip', 'localhost', 'metadata', 'tunnel-ip']);
+
+function endOfUrl(text: string, i: number): number {
+  let k = i;
+  while (k < text.length) {
+    const c = text.charCodeAt(k);
+    // white space, quotes, angle brackets and backticks end a URL written in text
+    if (c <= 32 || c === 34 || c === 39 || c === 60 || c === 62 || c === 96) break;
+    k++;
+  }
+  return k;
+}
+
+/** Schemes are letters, digits, + - . after a letter; read back from the ':' at `colon`. */
+function schemeStart(text: string, colon: number): number {
+  let s = colon;
+  while (s > 0 && colon - s < 16) {
+    const c = text.charCodeAt(s - 1);
+    if ((c | 32) >= 97 && (c | 32) <= 122) { s--; continue; }
+    if (s < colon && ((c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46)) { s--; continue; }
+    break;
+  }
+  // the scheme starts with a letter
+  while (s < colon && !(((text.charCodeAt(s) | 32) >= 97) && ((text.charCodeAt(s) | 32) <= 122))) s++;
+  return s;
+}
+
+/** An IPv4 address written as the leading labels of a hostname (wildcard DNS services). */
+function wrappedIpv4(host: string): string | null {
+  const parts = host.split('.', 5);
+  if (parts.length < 5) return null;
+  for (let k = 0; k < 4; k++) if (!/^\d{1,3}$/.test(parts[k])) return null;
+  return parts.slice(0, 4).join('.');
+}
+
+/** The first internal or smuggling URL in the decoded text, as a finding; null when there is none. */
+export function urlFinding(text: string, rules: UrlTargetRules): Finding | null {
+  let from = 0;
+  // URLs end at white space and the like; every ':' of one such run shares its end (linear)
+  let runEnd = -1;
+  while (from < text.length) {
+    const colon = text.indexOf(':', from);
+    if (colon < 0) return null;
+    from = colon + 1;
+    const s = schemeStart(text, colon);
+    if (s === colon) continue;
+    const scheme = text.slice(s, colon).toLowerCase();
+    const smuggling = rules.smuggling && rules.smuggling.schemes.has(scheme);
+    const internal = rules.internal && rules.internal.schemes.has(scheme);
+    if (!smuggling && !internal) continue;
+    if (colon >= runEnd) runEnd = endOfUrl(text, colon + 1);
+    const e = runEnd - s > MAX_URL ? s + MAX_URL : runEnd;
+    if (e - colon < 2) continue;
+    const url = text.slice(s, e);
+    if (smuggling && rules.smuggling) {
+      // the scheme addresses something: a slash or backslash follows (gopher://h, file:///x,
+      // file:/etc/passwd); "File:Gemini.svg" (a wiki namespace) does not
+      const c = text.charCodeAt(colon + 1);
+      if (c === 47 || c === 92) return finding('ssrf', rules.smuggling.id, text, s, e);
+    }
+    if (internal && rules.internal && !plainPublicName(text, colon + 1, e)) {
+      // judged as an http URL, so the scheme itself is never the reason
+      const asHttp = 'http' + url.slice(scheme.length);
+      const r = validateUrl(asHttp);
+      if (!r.ok && r.reason && (INTERNAL_REASONS.has(r.reason) || r.reason === 'trailing-dot' || r.reason === 'userinfo')) {
+        let reason: string | null = r.reason;
+        if (reason === 'trailing-dot' || reason === 'userinfo') reason = internalHost(asHttp);
+        if (reason) return finding('ssrf', rules.internal.id, text, s, e);
+      } else if (r.reason === 'invalid') {
+        // a URL WHATWG refuses may still reach a lenient client: judge its first host-like token
+        const rest = url.slice(scheme.length + 1).replace(/^[\/\\]+/, '');
+        let k = 0;
+        while (k < rest.length && k < 256 && !':/\\@?#'.includes(rest[k])) k++;
+        const host = rest.slice(0, k);
+        if (host) {
+          const w = validateUrl(`http://${host}/`);
+          if (!w.ok && w.reason && INTERNAL_REASONS.has(w.reason)) return finding('ssrf', rules.internal.id, text, s, e);
+        }
+      } else if (r.ok) {
+        const host = hostOf(asHttp);
+        const ip = host ? wrappedIpv4(host) : null;
+        if (ip) {
+          const w = validateUrl(`http://${ip}/`);
+          if (!w.ok && w.reason && INTERNAL_REASONS.has(w.reason)) return finding('ssrf', rules.internal.id, text, s, e);
+        }
+      }
+    }
+    // a URL inside this one (?url=http://localhost) is judged at its own ':'
+  }
+  return null;
+}
+
+const MAX_URL = 4096; // longer URLs are judged on their first 4096 units
+
+/**
+ * The authority after "scheme:" at [i, e) is "//" and a plain public-looking DNS name (ASCII
+ * letters, digits, '-' and '.', a last label with a letter, no userinfo, no port trick, no name
+ * validateUrl treats specially): such a URL cannot fail validateUrl for an internal reason, so
+ * the full parse is skipped. Anything else (IPs, encodings, IDN, backslashes) is parsed.
+ */
+function plainPublicName(text: string, i: number, e: number): boolean {
+  if (text.charCodeAt(i) !== 47 || text.charCodeAt(i + 1) !== 47) return false;
+  let k = i + 2;
+  const hs = k;
+  let lastDot = -1;
+  let letters = 0;
+  while (k < e) {
+    const c = text.charCodeAt(k);
+    if (c === 47 || c === 63 || c === 35) break; // / ? #
+    if (c === 58) { // a port: digits only, then the path
+      let d = k + 1;
+      while (d < e && text.charCodeAt(d) >= 48 && text.charCodeAt(d) <= 57) d++;
+      if (d < e && !(text.charCodeAt(d) === 47 || text.charCodeAt(d) === 63 || text.charCodeAt(d) === 35)) return false;
+      break;
+    }
+    const lc = c | 32;
+    if (lc >= 97 && lc <= 122) letters++;
+    else if (c === 46) lastDot = k;
+    else if (!((c >= 48 && c <= 57) || c === 45)) return false; // @ \ % [ non-ASCII ...: parse it
+    k++;
+  }
+  const he = k;
+  if (he - hs < 4 || lastDot < 0 || lastDot === he - 1 || letters === 0) return false;
+  // the last label holds a letter (not an IPv4 form), the first label is not all digits
+  let tldLetter = false;
+  for (let t = lastDot + 1; t < he; t++) { const lc = text.charCodeAt(t) | 32; if (lc >= 97 && lc <= 122) { tldLetter = true; break; } }
+  if (!tldLetter) return false;
+  let d = hs;
+  while (d < he && text.charCodeAt(d) >= 48 && text.charCodeAt(d) <= 57) d++;
+  if (d === he || text.charCodeAt(d) === 46) return false;
+  const host = text.slice(hs, he).toLowerCase();
+  return !(host.includes('localhost') || host.includes('metadata') || host.includes('instance-data') || host.endsWith('.internal') ||
+    host.endsWith('.local') || host.startsWith('xn--') || host.includes('.xn--'));
+}
+
+/** For a URL refused for its trailing dot or its userinfo: the reason its host is internal, or null. */
+function internalHost(url: string): string | null {
+  const host = hostOf(url);
+  if (!host) return null;
+  const bare = host.endsWith('.') ? host.slice(0, -1) : host;
+  const r = validateUrl(`http://${bare.includes(':') && !bare.startsWith('[') ? `[${bare}]` : bare}/`);
+  return !r.ok && r.reason && INTERNAL_REASONS.has(r.reason) ? r.reason : null;
+}
+
+function hostOf(url: string): string | null {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return null;
+  }
+}
+
+function finding(vector: string, rule: string, text: string, s: number, e: number): Finding {
+  // matched: at most 80 code points
+  let end = s;
+  for (let cps = 0; cps < 80 && end < e; cps++) {
+    const c = text.charCodeAt(end);
+    end += c >= 0xd800 && c < 0xdc00 && end + 1 < e && (text.charCodeAt(end + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+  }
+  return { vector, rule, matched: text.slice(s, end), start: s, end: e };
+}

@@ -1,0 +1,79 @@
+// SSRF findings of scan()/scanValues(): URLs in the decoded value that point inside the network
+// (judged by validateUrl) or use a request-smuggling scheme.
+import { describe, it, expect } from 'vitest';
+import { scan, scanValues, decode, Engine } from '@shield/node';
+
+const ssrf = (v, e) => (e ? e.scan(v) : scan(v)).filter((f) => f.vector === 'ssrf');
+
+const ATTACKS = [
+  ['http://169.254.169.254/latest/meta-data/', 'internal-target', 'cloud metadata address'],
+  ['http://metadata.google.internal/computeMetadata/v1/', 'internal-target', 'GCP metadata name'],
+  ['http://localhost:8080/admin', 'internal-target', 'localhost'],
+  ['https://127.0.0.1:443', 'internal-target', 'loopback over https'],
+  ['http://10.0.0.5/internal', 'internal-target', 'private 10/8'],
+  ['http://172.16.0.1/', 'internal-target', 'private 172.16/12'],
+  ['http://192.168.1.1/router', 'internal-target', 'private 192.168/16'],
+  ['http://2130706433/', 'internal-target', 'decimal IPv4'],
+  ['http://0x7f.1/', 'internal-target', 'hex and short IPv4'],
+  ['http://0177.0.0.1/', 'internal-target', 'octal IPv4'],
+  ['http://127.1', 'internal-target', 'short IPv4'],
+  ['http://0/', 'internal-target', '0.0.0.0'],
+  ['http://[::1]:80/', 'internal-target', 'IPv6 loopback'],
+  ['http://[::ffff:127.0.0.1]/', 'internal-target', 'IPv4-mapped IPv6'],
+  ['http://localhost./x', 'internal-target', 'trailing dot'],
+  ['http://169.254.169.254.nip.io/', 'internal-target', 'wildcard DNS wrapping a metadata address'],
+  ['http://127.1.1.1:80:\\@@127.2.2.2:80/', 'internal-target', 'a URL WHATWG refuses, host still internal'],
+  ['ws://10.0.0.1/socket', 'internal-target', 'websocket to a private address'],
+  ['go to https://redirector.example/?next=http://localhost/admin now', 'internal-target', 'an internal URL inside a public one, in prose'],
+  ['http%3A%2F%2F127.0.0.1%2Fadmin', 'internal-target', 'URL-encoded'],
+  ['url=http&#58;//169.254.169.254/', 'internal-target', 'entity-encoded colon'],
+  ['gopher://127.0.0.1:6379/_FLUSHALL', 'smuggling-scheme', 'gopher to Redis'],
+  ['dict://127.0.0.1:11211/stats', 'smuggling-scheme', 'dict to memcached'],
+  ['file:///etc/passwd', 'smuggling-scheme', 'local file'],
+  ['file:/etc/passwd', 'smuggling-scheme', 'local file, one slash'],
+  ['ldap://evil.example/o=x', 'smuggling-scheme', 'ldap'],
+  ['tftp://evil.example/x', 'smuggling-scheme', 'tftp'],
+];
+const BENIGN = [
+  'https://example.com/page', 'see https://en.wikipedia.org/wiki/File:Gemini.svg', 'mailto:someone@example.com',
+  'tel:+15551234567', 'https://user@github.com/org/repo.git', 'ftp://ftp.gnu.org/gnu/', 'HTTP://WWW.EXAMPLE.COM/X',
+  'http://intranet-docs.example.org/guide', 'time 10:30:45', 'a: b: c', 'https://example.com/?q=1:2:3',
+  'Category:File: notes', 'C:\\Users\\me\\file.txt', 'http://8.8.8.8/', 'https://[2606:4700::1111]/',
+];
+
+describe('ssrf findings in scan', () => {
+  for (const [v, rule, note] of ATTACKS) {
+    it(`${note}: ${v}`, () => {
+      const fs = ssrf(v);
+      expect(fs.map((f) => f.rule), JSON.stringify(scan(v))).toContain(`patterns.ssrf.${rule}`);
+      // offsets and matched refer to the decoded text, like every other finding
+      const d = decode(v);
+      for (const f of fs) {
+        expect(d.slice(f.start, f.end).startsWith(f.matched)).toBe(true);
+        expect([...f.matched].length).toBeLessThanOrEqual(80);
+      }
+    });
+  }
+  for (const v of BENIGN) {
+    it(`benign: ${v}`, () => expect(ssrf(v)).toEqual([]));
+  }
+
+  it('in a batch, only the value holding the URL is reported', () => {
+    const out = scanValues(['hello', 'http://127.0.0.1/', 'https://example.com/', 'x']);
+    expect(out.map((fs) => fs.filter((f) => f.vector === 'ssrf').length)).toEqual([0, 1, 0, 0]);
+  });
+
+  it('rules.disable switches each rule off', () => {
+    const e1 = new Engine({ rules: { disable: ['patterns.ssrf.internal-target'] } });
+    expect(ssrf('http://127.0.0.1/', e1)).toEqual([]);
+    expect(ssrf('gopher://127.0.0.1/_x', e1).map((f) => f.rule)).toEqual(['patterns.ssrf.smuggling-scheme']);
+    const e2 = new Engine({ rules: { disable: ['patterns.ssrf.*'] } });
+    expect(ssrf('gopher://127.0.0.1/_x', e2)).toEqual([]);
+    expect(e2.rules.filter((r) => r.vector === 'ssrf').length).toBe(2);
+  });
+
+  it('a URL holding 200,000 colons is judged once per run (a quadratic walk would not finish before the test timeout)', () => {
+    const v = 'http://example.com/' + 'a:'.repeat(200_000) + ' http://10.0.0.1/';
+    expect(ssrf(v).map((f) => f.matched)).toEqual(['http://10.0.0.1/']);
+  });
+});
