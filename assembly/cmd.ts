@@ -217,7 +217,8 @@ function substitutions(r: i32, mask: u32): void {
     if (i + 1 < len && (isAlpha(at(txt, i + 1)) || at(txt, i + 1) == 47) && commandAt(i + 1) && cmdE < len && at(txt, cmdE) == 44 && commandWord()) { hit(r, i, cmdE + 1); return; }
     let k = i;
     while (k > 0 && gap(at(txt, k - 1))) k--;
-    if (k >= 2 && at(txt, k - 1) == 41 && at(txt, k - 2) == 40) { hit(r, k - 2, i + 1); return; }
+    // shellshock: "() {" where a value starts (not a function's parameter list: f(){)
+    if (k >= 2 && at(txt, k - 1) == 41 && at(txt, k - 2) == 40 && (k == 2 || !(isAlnum(at(txt, k - 3)) || at(txt, k - 3) == 95 || at(txt, k - 3) == 36))) { hit(r, k - 2, i + 1); return; }
     i++;
   }
 }
