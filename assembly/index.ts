@@ -12,7 +12,7 @@ import { scanXxe } from './xxe';
 import { scanCmd } from './cmd';
 import { scanPath, resetPathCaches } from './path';
 import { scanLiterals, buildLiterals } from './literals';
-import { classify, C_PCT, C_AMP, C_NONASCII, C_COLON, C_SLASH, C_BSLASH } from './classes';
+import { classify, C_PCT, C_AMP, C_NONASCII, C_COLON, C_SLASH, C_BSLASH, C_DQ } from './classes';
 import { sanitize, sanitizedPtr } from './sanitize';
 import { punctReset } from './text';
 import { DEFAULT_RULES, DEFAULT_RULES_LEN } from './generated/rules-blob';
@@ -96,7 +96,18 @@ export function batch_reserve(count: u32, units: u32): u32 {
   return <u32>batch;
 }
 
-/** count bytes after scan_batch: bit 0 where decoding or NFKC changed the value, bit 1 where it holds ':' and a slash. */
+/** The first unit after JSON white space is '{' or '['. */
+function jsonStart(p: usize, n: i32): bool {
+  let i = 0;
+  while (i < n) {
+    const c = load<u16>(p + (<usize>i << 1));
+    if (c == 32 || c == 9 || c == 10 || c == 13) { i++; continue; }
+    return c == 123 || c == 91;
+  }
+  return false;
+}
+
+/** count bytes after scan_batch: bit 0 where decoding or NFKC changed the value, bit 1 where it holds ':' and a slash, bit 2 where it starts like JSON with a '"'. */
 export function batch_changed_ptr(): u32 {
   return <u32>changed;
 }
@@ -156,6 +167,8 @@ export function scan_batch(): i32 {
     }
     // bit 1: ':' and a slash or backslash, so a URL may be in the (decoded) value
     if ((mask & C_COLON) != 0 && (mask & (C_SLASH | C_BSLASH)) != 0) store<u8>(changed + <usize>i, load<u8>(changed + <usize>i) | 2);
+    // bit 2: the value starts like a JSON object or array with string keys (listed keys may be in it)
+    if ((mask & C_DQ) != 0 && jsonStart(p, n)) store<u8>(changed + <usize>i, load<u8>(changed + <usize>i) | 4);
     scanLiterals(p, n, -1); // before scanPath: it notes hex-literal bytes for the path view
     scanXss(p, n, mask);
     scanSql(p, n, mask);

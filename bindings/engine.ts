@@ -3,6 +3,7 @@
 
 import { WASM_BASE64 } from './gen/wasm-bytes.js';
 import { urlFinding, type UrlTargetRules } from './ssrf-scan.js';
+import { keyCheck, jsonFindings, type KeyCheck } from './object-keys.js';
 import { parseRuleBlob, type RuleInfo } from './rule-blob.js';
 
 export interface Finding {
@@ -324,6 +325,7 @@ export class Engine {
     if (count < 0) throw new Error('shield.wasm rejected the batch header (bindings bug)');
     this.readFindings(count, out);
     this.urlFindings(values, out);
+    this.jsonKeyFindings(values, out);
     return out;
   }
 
@@ -346,6 +348,29 @@ export class Engine {
       }
       const f = urlFinding(text, rules);
       if (f && out[i].length < 16) out[i].push(f);
+    }
+  }
+
+  /**
+   * Operator and prototype keys inside values that are JSON objects or arrays (`{"$gt": ""}`,
+   * read by JSON.parse on the server): findings of the object-key rules, on the decoded text.
+   */
+  private jsonKeyFindings(values: readonly string[], out: Finding[][]): void {
+    const flags = this.u8();
+    const at = this.ex.batch_changed_ptr();
+    let kc: KeyCheck | null = null;
+    for (let i = 0; i < values.length; i++) {
+      if ((flags[at + i] & 4) === 0) continue; // not a JSON object or array with '$' or '_'
+      kc ??= keyCheck(this);
+      if (kc.on === 0) return;
+      let text = values[i];
+      if ((flags[at + i] & 1) !== 0) {
+        const n = this.ex.decode_value(i);
+        if (n < 0) continue;
+        text = readUtf16(this.ex.memory.buffer, this.ex.output_ptr(), n);
+      }
+      const fs = jsonFindings(kc, text);
+      if (fs) for (const f of fs) if (out[i].length < 16) out[i].push(f);
     }
   }
 

@@ -17,7 +17,7 @@ export const DETECTOR_FILES = ['xss', 'sql', 'path', 'ssti', 'xxe', 'command'];
 /** Every rule id named in assembly/rules/*.json (the source the default blob is built from). */
 export function ruleIdsFromSource() {
   const ids = [];
-  for (const name of ['xss', 'sql', 'path', 'decode', 'limits', 'engine', 'ssti', 'xxe', 'command']) {
+  for (const name of ['xss', 'sql', 'path', 'decode', 'limits', 'engine', 'ssti', 'xxe', 'command', 'nosql', 'prototype', 'ssrf']) {
     const src = JSON.parse(readFileSync(new URL(`../../assembly/rules/${name}.json`, import.meta.url), 'utf8'));
     for (const r of src.rules) ids.push(`patterns.${src.vector}.${r.name}`);
   }

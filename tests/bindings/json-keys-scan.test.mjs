@@ -1,0 +1,29 @@
+// scan() of a value that is a JSON object or array: operator and prototype keys inside it are
+// reported (a server that JSON.parses the value would pass them to the database or a merge).
+import { describe, it, expect } from 'vitest';
+import { scan, Engine } from '@shield/node';
+
+const keyRules = (v, e) => (e ? e.scan(v) : scan(v)).filter((f) => f.vector === 'nosql' || f.vector === 'prototype').map((f) => `${f.rule} ${f.matched}`);
+
+describe('listed keys in JSON values', () => {
+  it.each([
+    ['{"$gt": ""}', 'patterns.nosql.operator-key $gt'],
+    ['  {"user": {"$NE": null}}', 'patterns.nosql.operator-key $NE'],
+    ['[{"name": {"$regex": ".*"}}]', 'patterns.nosql.operator-key $regex'],
+    ['{"__proto__": {"isAdmin": true}}', 'patterns.prototype.pollution-key __proto__'],
+    ['{"a": {"constructor": {"prototype": {}}}}', 'patterns.prototype.pollution-key constructor'],
+    ['%7B%22%24where%22%3A%221%22%7D', 'patterns.nosql.operator-key $where'],
+    ['{"\\u0024ne": 1}', 'patterns.nosql.operator-key $ne'],
+  ])('%s', (v, want) => expect(keyRules(v)).toContain(want));
+
+  it.each([
+    '{"price": {"amount": 5}}', '{"currency$": "usd", "$": 1}', '{ not json $ne', 'see {"$ne": 1} inline', '{"$ne": 1',
+    '["$ne", "__proto__"]', '{"constructorName": "x", "proto": 1}',
+  ])('benign or not JSON: %s', (v) => expect(keyRules(v)).toEqual([]));
+
+  it('rules.disable switches the key rules off for scan too', () => {
+    const e = new Engine({ rules: { disable: ['patterns.nosql.operator-key'] } });
+    expect(keyRules('{"$gt": ""}', e)).toEqual([]);
+    expect(keyRules('{"__proto__": {}}', e)).toEqual(['patterns.prototype.pollution-key __proto__']);
+  });
+});
