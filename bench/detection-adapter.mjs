@@ -1,11 +1,12 @@
 // Adapter for ../shared/eval/score.mjs: shield's engine with every detector of this build on.
-// Vectors are mapped to the corpus names (sql -> sqli is done by score.mjs). Findings of the
-// decode/limits vectors say "this value is hostile" but name no attack class; they count as a
-// detection under the name 'encoding'.
+// Vectors are mapped to the corpus names (command -> cmdi here, sql -> sqli by score.mjs).
+// Findings of the decode/limits vectors say "this value is hostile" but name no attack class;
+// they count as a detection under the name 'encoding'. ldap is not claimed: shield escapes LDAP
+// input (sanitizeLdap) but has no LDAP-injection detector in scan.
 import { scan } from '@shield/node';
 
 export const name = 'shield';
-export const supports = ['xss', 'sqli', 'path', 'ssti', 'xxe', 'cmdi', 'ssrf'];
+export const supports = ['xss', 'sqli', 'path', 'ssti', 'xxe', 'cmdi', 'ssrf', 'nosql'];
 
 export function detect(text) {
   const out = new Set();
