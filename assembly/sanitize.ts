@@ -104,42 +104,41 @@ function htmlEncode(p: usize, n: i32): void {
   resLen = o;
 }
 
+/**
+ * One detector in strip mode over p[0, n): its removal spans applied (SQL hits replaced by
+ * "[BLOCKED]"). The result is in resPtr/resLen, p itself when nothing was removed.
+ */
+function stripBy(flag: u32, p: usize, n: i32): void {
+  spansBegin(MAX_SPANS);
+  if (flag == F_XSS) scanXss(p, n, classify(p, n));
+  else if (flag == F_XXE) scanXxe(p, n, classify(p, n));
+  else if (flag == F_SSTI) scanSsti(p, n, classify(p, n));
+  else if (flag == F_CMD) scanCmd(p, n, classify(p, n));
+  else if (flag == F_SQL) {
+    scanLiterals(p, n, K_SQL_PHRASE); // phrases as spans; notes UNION and call names for scanSql
+    scanSql(p, n, classify(p, n));
+    punctReset(); // the next text may reuse this memory
+  }
+  spansEnd();
+  if (spanCount() > 0) applySpans(p, n, flag == F_SQL);
+  else { resPtr = p; resLen = n; }
+}
+
+// The order of the strippers: markup first (XSS, then XML declarations), then template
+// expressions, SQL, shell syntax, path traversal, and HTML encoding last.
+const STRIP_ORDER = memory.data<u32>([F_XSS, F_XXE, F_SSTI, F_SQL, F_CMD]);
+
 /** One sanitizing step over p[0, n); result in resPtr/resLen. */
 function step(p: usize, n: i32, flags: u32): void {
   runPipeline(p, n);
   let cur = outPtr;
   let len = outLen;
-  if (flags & F_XSS) {
-    spansBegin(MAX_SPANS);
-    scanXss(cur, len, classify(cur, len));
-    spansEnd();
-    if (spanCount() > 0) { applySpans(cur, len, false); cur = resPtr; len = resLen; }
-  }
-  if (flags & F_XXE) {
-    spansBegin(MAX_SPANS);
-    scanXxe(cur, len, classify(cur, len));
-    spansEnd();
-    if (spanCount() > 0) { applySpans(cur, len, false); cur = resPtr; len = resLen; }
-  }
-  if (flags & F_SSTI) {
-    spansBegin(MAX_SPANS);
-    scanSsti(cur, len, classify(cur, len));
-    spansEnd();
-    if (spanCount() > 0) { applySpans(cur, len, false); cur = resPtr; len = resLen; }
-  }
-  if (flags & F_SQL) {
-    spansBegin(MAX_SPANS);
-    scanLiterals(cur, len, K_SQL_PHRASE); // phrases as spans; notes UNION and call names for scanSql
-    scanSql(cur, len, classify(cur, len));
-    punctReset(); // the next text may reuse this memory
-    spansEnd();
-    if (spanCount() > 0) { applySpans(cur, len, true); cur = resPtr; len = resLen; }
-  }
-  if (flags & F_CMD) {
-    spansBegin(MAX_SPANS);
-    scanCmd(cur, len, classify(cur, len));
-    spansEnd();
-    if (spanCount() > 0) { applySpans(cur, len, false); cur = resPtr; len = resLen; }
+  for (let k = 0; k < 5; k++) {
+    const f = load<u32>(STRIP_ORDER + (<usize>k << 2));
+    if ((flags & f) == 0) continue;
+    stripBy(f, cur, len);
+    cur = resPtr;
+    len = resLen;
   }
   if (flags & F_PATH) { stripTraversal(cur, len); cur = resPtr; len = resLen; }
   if (flags & F_ENCODE) { htmlEncode(cur, len); cur = resPtr; len = resLen; }
