@@ -18,6 +18,10 @@ export { sanitizeJsonpCallback, MAX_JSONP_CALLBACK_LENGTH } from './jsonp.js';
 export { sanitizeHeaderValue } from './header-value.js';
 export { detectDeserialization, DESERIALIZATION_READ_LIMIT, DESERIALIZATION_CHECK_LIMIT } from './deserialization.js';
 export type { DeserializationTag } from './deserialization.js';
+export { detectPromptInjection } from './prompt-injection.js';
+export type { PromptInjectionResult, PromptInjectionMatch } from './prompt-injection.js';
+export { PROMPT_SIGNATURES } from './prompt-signatures.js';
+export type { PromptSignature, PromptTier, PromptSignal, PatternStep } from './prompt-signatures.js';
 export { scanObject, sanitizeObject, ObjectLimitError, OBJECT_LIMITS } from './object.js';
 export type { ObjectFinding, ObjectPath, ObjectScanOptions } from './object.js';
 

@@ -41,7 +41,7 @@ describe('@shield/node by name', () => {
   it('the ESM namespace exports the documented functions', () => {
     for (const name of ['sanitizeString', 'scan', 'scanValues', 'decode', 'Engine', 'engineBytes', 'validateUrl', 'validateUrlAsync',
       'createPinnedLookup', 'ssrfSafeAgent', 'validateRedirect', 'sanitizeLdap', 'sanitizeLdapDn', 'sanitizeJsonpCallback',
-      'sanitizeHeaderValue', 'detectDeserialization', 'scanObject', 'sanitizeObject']) expect(typeof esm[name], name).toBe('function');
+      'sanitizeHeaderValue', 'detectDeserialization', 'scanObject', 'sanitizeObject', 'detectPromptInjection']) expect(typeof esm[name], name).toBe('function');
     const cjs = require('@shield/node');
     expect(cjs.validateUrl('http://127.0.0.1/').ok).toBe(false);
     expect(cjs.sanitizeJsonpCallback('cb.fn')).toBe('cb.fn');
