@@ -38,6 +38,7 @@ const MAX_WORD = 32; // command names are short; a longer run is not one
 let cmdS = 0;
 let cmdE = 0;
 function commandAt(i: i32): bool {
+  const i0 = i;
   let guard = 0;
   // white space, quotes and '+' (a form-encoded space, even in a value that also holds spaces)
   while (i < len && (gap(at(txt, i)) || isQuote(at(txt, i)) || at(txt, i) == 43) && guard < 64) { i++; guard++; }
@@ -66,9 +67,11 @@ function commandAt(i: i32): bool {
   cmdS = s;
   cmdE = e;
   absolute = at(txt, i) == 47; // the command came as an absolute path (/bin/ls)
+  glued = i == i0; // nothing between the separator and the command (;id)
   return true;
 }
 let quoted = false; // the word holds quotes (c'a't)
+let glued = false;
 let hasBacktick = false;
 let absolute = false;
 
@@ -97,7 +100,9 @@ function shellArgument(e: i32, sep: u32): bool {
   // a markdown table cell: "| id |"
   if (sep == 124 && spaced && c == 124) return false;
   if (c == 45) return i + 1 < len && (isAlnum(at(txt, i + 1)) || at(txt, i + 1) == 45); // -x, --opt
-  if (c == 47 || c == 92 || c == 126 || c == 36 || c == 62 || c == 60 || c == 124 || c == 38 || c == 59 || c == 96 || isQuote(c) || c == 37) return true;
+  // another separator: only when the command is glued to both (;id; |id|), not a list in prose ("our; call; father")
+  if (c == 124 || c == 38 || c == 59) return glued && !spaced;
+  if (c == 47 || c == 92 || c == 126 || c == 36 || c == 62 || c == 60 || c == 96 || isQuote(c) || c == 37) return true;
   if (c == 46) return i + 1 < len && (at(txt, i + 1) == 46 || at(txt, i + 1) == 47 || at(txt, i + 1) == 92);
   if (c == 10 || c == 13) return true;
   if (isDigit(c)) {
@@ -147,11 +152,15 @@ function separators(): void {
     if (sep == 10 && i + 2 < len && at(txt, i + 1) - 65 < 26 && at(txt, i + 2) - 97 < 26) { i++; continue; }
     let j = i + 1;
     if ((sep == 38 || sep == 124) && j < len && at(txt, j) == sep) j++; // && ||
+    // a command starts with a letter or '/', after white space, quotes or '+': a quick "no" for &# |= ;)
+    const c0: u32 = j < len ? at(txt, j) : 0;
+    if (!(isAlpha(c0) || c0 == 47 || gap(c0) || isQuote(c0) || c0 == 43)) { i = j; continue; }
     if (commandAt(j)) {
       let r = rRare ? commandRule(K_SHELL_RARE) : -1;
       if (r < 0 && rCmd) {
         r = commandRule(K_SHELL_COMMAND);
-        if (r >= 0 && !shellArgument(cmdE, sep)) r = -1;
+        // a listed command given by its absolute path (/usr/bin/id) needs no argument
+        if (r >= 0 && !absolute && !shellArgument(cmdE, sep)) r = -1;
       }
       if (r >= 0) { hit(r, i, cmdE); return; }
       i = cmdE > j ? cmdE : j;

@@ -43,23 +43,31 @@ export let sqlAnchorsOverflow = false;
 // Folded separators a phrase's space may stand for in the text: tab, LF, VT and '+', FF, CR, '/'.
 const PHRASE_GAPS = memory.data<u8>([41, 42, 43, 44, 45, 47, 32]);
 
-// An entry: {i32 rule, i32 param, i32 next, u32 fourth}; `fourth` is the folded fourth unit of
-// the param, which the text must hold at i + 3 before the full comparison runs, or ANY_FOURTH
-// when it cannot be told that way (a param of three units, a phrase whose space may stand for
-// more than one unit, a '/' that also matches '\').
+// An entry: {i32 rule, i32 param, i32 next, u32 probe}. `probe` holds the folded fourth and
+// fifth units of the param (bits 0-7 and 8-15), which the text must hold at i + 3 and i + 4
+// before the full comparison runs; ANY (0xff) in a byte when that unit cannot be told that
+// way: a param too short, a phrase whose space may stand for more than one unit, a '/' that
+// also matches '\\'.
 const ENTRY = 16;
-const ANY_FOURTH: u32 = 0xffffffff;
+const ANY: u32 = 0xff;
 
-function fourth(r: i32, k: i32): u32 {
+function probe(r: i32, k: i32): u32 {
   const w = paramPtr(r, k);
   const wl = paramLen(r, k);
-  if (wl < 4) return ANY_FOURTH;
+  let spaceBefore = 5; // a phrase's space at or before a unit makes the units after it unknown
   if (ruleKindOf(r) == K_SQL_PHRASE) {
-    for (let j = 0; j < 4; j++) if (load<u8>(w + j) == 32) return ANY_FOURTH;
+    for (let j = 0; j < 5 && j < wl; j++) if (load<u8>(w + j) == 32) { spaceBefore = j; break; }
   }
-  const c = <u32>load<u8>(w + 3);
-  if (c == 47) return ANY_FOURTH;
-  return fold(c);
+  let out: u32 = 0;
+  for (let j = 3; j < 5; j++) {
+    let v = ANY;
+    if (j < wl && j < spaceBefore) {
+      const c = <u32>load<u8>(w + j);
+      if (c != 47) v = fold(c);
+    }
+    out |= v << (<u32>(j - 3) << 3);
+  }
+  return out;
 }
 
 /** Adds (rule, param) to the list of window hash h, once. */
@@ -75,7 +83,7 @@ function register(h: u32, r: i32, k: i32): void {
   store<i32>(ep, r);
   store<i32>(ep + 4, k);
   store<i32>(ep + 8, load<i32>(heads + (<usize>h << 2)));
-  store<u32>(ep + 12, fourth(r, k));
+  store<u32>(ep + 12, probe(r, k));
   store<i32>(heads + (<usize>h << 2), entryCount);
   entryCount++;
 }
@@ -345,11 +353,15 @@ function checkAt(i: i32, onlyKind: i32): void {
 /** Verifies every literal of window hash h at i. */
 function checkBucket(h: u32, i: i32, onlyKind: i32): void {
   let e = load<i32>(heads + (<usize>h << 2));
-  const t4: u32 = i + 3 < len ? fold(at(txt, i + 3)) : 0x100; // 0x100: no fourth unit, no param matches it
+  // the text's fourth and fifth units, folded (0xfe where the text ends: no param unit folds to it)
+  const t4: u32 = i + 3 < len ? fold(at(txt, i + 3)) : 0xfe;
+  const t5: u32 = i + 4 < len ? fold(at(txt, i + 4)) : 0xfe;
   while (e >= 0) {
     const ep = entries + <usize>e * ENTRY;
-    const f4 = load<u32>(ep + 12);
-    if (f4 == ANY_FOURTH || f4 == t4) {
+    const pr = load<u32>(ep + 12);
+    const p4 = pr & 0xff;
+    const p5 = (pr >> 8) & 0xff;
+    if ((p4 == ANY || p4 == t4) && (p5 == ANY || p5 == t5)) {
       const r = load<i32>(ep);
       const kd = kindOf(r);
       if (ruleEnabled(r) && (onlyKind < 0 || kd == onlyKind || kd == K_SQL_UNION || kd == K_SQL_CALL)) verify(r, load<i32>(ep + 4), i);

@@ -147,6 +147,9 @@ export function scanXxe(p: usize, n: i32, mask: u32): void {
     if (at(txt, i) != 60) i = findP(txt, i, len, P_LT, 60, 60, 60, 60);
     if (i + 2 >= len) break;
     if (at(txt, i + 1) != 33) { i++; continue; }
+    // DOCTYPE, ENTITY or [CDATA[: anything else after "<!" (a comment, "<!>") is skipped at once
+    const k2 = at(txt, i + 2) | 32;
+    if (!(k2 == 100 || k2 == 101 || k2 == 123)) { i += 2; continue; }
     if (doctypeOn && wordAt(i + 2, 'doctype') && (i + 9 >= len || !isAlnum(at(txt, i + 9)))) { i = doctype(i); continue; }
     if (rEntity >= 0 && wordAt(i + 2, 'entity') && (i + 8 >= len || !isAlnum(at(txt, i + 8)))) {
       const e = declEnd(i + 8);
