@@ -629,7 +629,6 @@ export function scanXss(p: usize, n: i32, mask: u32): void {
   len = n;
   plusSpace = plusIsSpace(mask);
   lastTagS = -1;
-  attrFirst = kindFirstMask(K_HTML_EVENT_ATTR) | kindFirstMask(K_HTML_ATTR_NAME);
   closeCacheScript = -2;
   closeFromScript = 0;
   swallowedAt = -1;
@@ -637,6 +636,7 @@ export function scanXss(p: usize, n: i32, mask: u32): void {
   cssDoneTo = -1;
   visitedLt = 0;
   if ((mask & C_LT) != 0) {
+    attrFirst = kindFirstMask(K_HTML_EVENT_ATTR) | kindFirstMask(K_HTML_ATTR_NAME);
     scanTags(0);
     if (swallowedAt >= 0) {
       // a construct left open at the end swallowed the rest: read it again as text, once

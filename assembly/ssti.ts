@@ -113,13 +113,19 @@ function pairNeed(w: usize, wl: i32): u32 {
   return openerClasses(w, sp) | (sp < wl ? openerClasses(w + <usize>sp + 1, wl - sp - 1) : 0);
 }
 
+// One class bit of every cached pair, OR-ed: a value holding none of them holds no pair.
+let gateAny: u32 = 0;
+
 function buildCache(): void {
   let slot = 0;
+  gateAny = 0;
   let r = firstRule(K_TEMPLATE_EXPR);
   while (r >= 0) {
     const np = paramCount(r);
     for (let k = 0; k < np && slot < MAX_CACHED; k++) {
-      store<u32>(NEED + (<usize>slot << 2), pairNeed(paramPtr(r, k), paramLen(r, k)));
+      const need = pairNeed(paramPtr(r, k), paramLen(r, k));
+      store<u32>(NEED + (<usize>slot << 2), need);
+      gateAny |= need == 0 ? 0xffffffff : need & (~need + 1); // its lowest bit (none: always)
       slot++;
     }
     r = nextRule(r);
@@ -190,7 +196,7 @@ export function scanSsti(p: usize, n: i32, mask: u32): void {
   if (cachedPairs < 0) buildCache();
   // a quick "no": the value lacks a character of every cached pair (and no pair is uncached)
   let maybe = cachedPairs >= MAX_CACHED;
-  for (let k = 0; k < cachedPairs && !maybe; k++) {
+  for (let k = 0; k < cachedPairs && !maybe && (mask & gateAny) != 0; k++) {
     const need = load<u32>(NEED + (<usize>k << 2));
     if ((mask & need) == need) maybe = true;
   }

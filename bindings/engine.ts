@@ -207,6 +207,7 @@ export class Engine {
     const buf = this.ex.memory.buffer;
     if (buf === this.viewBuf) return;
     this.viewBuf = buf;
+    this.u8View = new Uint8Array(buf);
     this.u32 = new Uint32Array(buf);
     this.u16 = new Uint16Array(buf);
     this.bytes = hasBuffer ? Buffer.from(buf) : null;
@@ -324,16 +325,21 @@ export class Engine {
     }
     if (count < 0) throw new Error('shield.wasm rejected the batch header (bindings bug)');
     this.readFindings(count, out);
-    this.urlFindings(values, out);
-    this.jsonKeyFindings(values, out);
+    // the checks the bindings make on decoded text, only for values the engine flagged
+    const at = this.ex.batch_changed_ptr();
+    this.views(); // the scan may have grown memory
+    const flags = this.u8View!;
+    let any = 0;
+    for (let i = 0; i < values.length; i++) any |= flags[at + i];
+    if ((any & 2) !== 0) this.urlFindings(values, out, at);
+    if ((any & 4) !== 0) this.jsonKeyFindings(values, out, at);
     return out;
   }
 
   /** SSRF findings (ssrf-scan.ts) on the decoded text of values that may hold a URL; the batch is still packed. */
-  private urlFindings(values: readonly string[], out: Finding[][]): void {
+  private urlFindings(values: readonly string[], out: Finding[][], changedAt: number): void {
     const rules = this.urlRules();
     if (!rules.internal && !rules.smuggling) return;
-    const changedAt = this.ex.batch_changed_ptr();
     const flags = this.u8();
     for (let i = 0; i < values.length; i++) {
       const fl = flags[changedAt + i];
@@ -355,9 +361,8 @@ export class Engine {
    * Operator and prototype keys inside values that are JSON objects or arrays (`{"$gt": ""}`,
    * read by JSON.parse on the server): findings of the object-key rules, on the decoded text.
    */
-  private jsonKeyFindings(values: readonly string[], out: Finding[][]): void {
+  private jsonKeyFindings(values: readonly string[], out: Finding[][], at: number): void {
     const flags = this.u8();
-    const at = this.ex.batch_changed_ptr();
     let kc: KeyCheck | null = null;
     for (let i = 0; i < values.length; i++) {
       if ((flags[at + i] & 4) === 0) continue; // not a JSON object or array with '$' or '_'
