@@ -599,6 +599,7 @@ function scanBareSchemes(): void {
     while (s > prevColon + 1) {
       const c = at(txt, s - 1);
       if (c <= 32 || isUniSpace(c)) { s--; continue; }
+      if (!isHexC(c)) break; // an escape (\0, \xHH, \uHHHH) ends in a hex digit
       if (junkEscapeAt(s - 2, 2, prevColon)) { s -= 2; continue; }
       if (junkEscapeAt(s - 4, 4, prevColon)) { s -= 4; continue; }
       if (junkEscapeAt(s - 6, 6, prevColon)) { s -= 6; continue; }

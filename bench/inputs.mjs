@@ -161,6 +161,8 @@ export const FAMILIES = [
   { name: '````', desc: "'`' repeated (backtick runs and fences)", make: (n) => rep('`', n) },
   { name: '$($(', desc: "'$(' repeated (unclosed substitutions)", make: (n) => rep('$(', n) },
   { name: 'nl-ls', desc: 'a line break and ls, repeated (line separators before command words)', make: (n) => rep('\nls', n) },
+  { name: 'url:', desc: "' http://e.co/?a:b' repeated (URLs with colons: the bindings' URL check)", make: (n) => rep(' http://e.co/?a:b', n) },
+  { name: '{"a":', desc: `'{"a":' repeated (an unterminated JSON value: the bindings' JSON-key check)`, make: (n) => rep('{"a":', n) },
 ];
 export const BENIGN_FAMILY = { name: 'benign', desc: 'benign prose (reference)', make: (n) => benignText(n) };
 

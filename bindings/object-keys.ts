@@ -211,9 +211,13 @@ export function jsonFindings(kc: KeyCheck, s: string): Finding[] | null {
     if (state === 'key') {
       if (s.charCodeAt(i) !== 0x22) return null;
       const start = i + 1;
-      const j = readString(true);
+      let j = readString(false);
       if (j < 0) return null;
-      seen = collectKeyHits(kc, key, seen, out, [start, j - 1]);
+      // a key whose text is shorter than every listed key holds none (escapes only shorten it)
+      if (j - 1 - start >= kc.table.minLen) {
+        j = readString(true);
+        seen = collectKeyHits(kc, key, seen, out, [start, j - 1]);
+      }
       i = j;
       skipSpace();
       if (i >= n || s.charCodeAt(i) !== 0x3a) return null; // :

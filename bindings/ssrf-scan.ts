@@ -63,6 +63,9 @@ export function urlFinding(text: string, rules: UrlTargetRules): Finding | null 
     const colon = text.indexOf(':', from);
     if (colon < 0) return null;
     from = colon + 1;
+    // every URL judged here has '/' or '\\' right after its scheme's colon
+    const next = text.charCodeAt(colon + 1);
+    if (next !== 47 && next !== 92) continue;
     const s = schemeStart(text, colon);
     if (s === colon) continue;
     const scheme = text.slice(s, colon).toLowerCase();
@@ -119,8 +122,21 @@ const MAX_URL = 4096; // longer URLs are judged on their first 4096 units
  * validateUrl treats specially): such a URL cannot fail validateUrl for an internal reason, so
  * the full parse is skipped. Anything else (IPs, encodings, IDN, backslashes) is parsed.
  */
+// The last authority judged and the answer: text repeats its hosts, adversarial text most of all.
+let lastAuthority = '';
+let lastAnswer = false;
+
 function plainPublicName(text: string, i: number, e: number): boolean {
   if (text.charCodeAt(i) !== 47 || text.charCodeAt(i + 1) !== 47) return false;
+  if (lastAuthority.length > 0 && e - i >= lastAuthority.length && text.startsWith(lastAuthority, i)) {
+    const after = text.charCodeAt(i + lastAuthority.length);
+    if (i + lastAuthority.length === e || after === 47 || after === 63 || after === 35) return lastAnswer;
+  }
+  const answer = judgeAuthority(text, i, e);
+  return answer;
+}
+
+function judgeAuthority(text: string, i: number, e: number): boolean {
   let k = i + 2;
   const hs = k;
   let lastDot = -1;
@@ -150,8 +166,18 @@ function plainPublicName(text: string, i: number, e: number): boolean {
   while (d < he && text.charCodeAt(d) >= 48 && text.charCodeAt(d) <= 57) d++;
   if (d === he || text.charCodeAt(d) === 46) return false;
   const host = text.slice(hs, he).toLowerCase();
-  return !(host.includes('localhost') || host.includes('metadata') || host.includes('instance-data') || host.endsWith('.internal') ||
+  const answer = !(host.includes('localhost') || host.includes('metadata') || host.includes('instance-data') || host.endsWith('.internal') ||
     host.endsWith('.local') || host.startsWith('xn--') || host.includes('.xn--'));
+  // remembered with the port, if any, up to the path: "//host" or "//host:port"
+  lastAuthority = text.slice(i, k < e && text.charCodeAt(k) === 58 ? portEnd(text, k, e) : he);
+  lastAnswer = answer;
+  return answer;
+}
+
+function portEnd(text: string, k: number, e: number): number {
+  let d = k + 1;
+  while (d < e && text.charCodeAt(d) >= 48 && text.charCodeAt(d) <= 57) d++;
+  return d;
 }
 
 /** For a URL refused for its trailing dot or its userinfo: the reason its host is internal, or null. */

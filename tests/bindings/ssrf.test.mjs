@@ -7,6 +7,7 @@
 //   - resolution with an injected resolver, and real HTTP servers on 127.0.0.1 reached (or not)
 //     through agents built on the pinned lookup, including a DNS-rebinding resolver.
 
+import { Agent as UndiciAgent, request as undiciRequest } from 'undici';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import fc from 'fast-check';
 import http from 'node:http';
@@ -625,6 +626,32 @@ describe('agents against a real server on 127.0.0.1', () => {
     expect(control.out).toEqual({ status: 200, body: 'reached' });
     expect(control.connections).toBe(1);
     plain.destroy();
+  });
+
+  it('undici: an Agent whose connect.lookup is createPinnedLookup refuses rebinding and reaches an allowed host', async () => {
+    // undici resolves through connect.lookup just as net.connect does: the same function serves it
+    let answers = 0;
+    const rebinding = async () => {
+      answers++;
+      return [{ address: answers === 1 ? '93.184.215.14' : '127.0.0.1', family: 4 }];
+    };
+    await rebinding(); // the time-of-check answer was public
+    const pinned = new UndiciAgent({ connect: { lookup: createPinnedLookup({ lookup: rebinding }) } });
+    const refused = await counting(() => undiciRequest(`http://rebind2.example:${port}/`, { dispatcher: pinned }).then(() => ({ ok: true }), (error) => ({ error })));
+    expect(refused.out.error).toBeDefined();
+    const cause = refused.out.error.code === 'ESHIELDSSRF' ? refused.out.error : refused.out.error.cause;
+    expect(cause?.code).toBe('ESHIELDSSRF');
+    expect(refused.connections).toBe(0);
+    await pinned.close();
+
+    const allowed = new UndiciAgent({ connect: { lookup: createPinnedLookup({ lookup: fixed('127.0.0.1').lookup, allowedHosts: ['svc2.test', '127.0.0.1'] }) } });
+    const ok = await counting(async () => {
+      const res = await undiciRequest(`http://svc2.test:${port}/`, { dispatcher: allowed });
+      return { status: res.statusCode, body: await res.body.text() };
+    });
+    expect(ok.out).toEqual({ status: 200, body: 'reached' });
+    expect(ok.connections).toBe(1);
+    await allowed.close();
   });
 
   it('rebinding inside one answer (public and loopback together) is refused', async () => {
