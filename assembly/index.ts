@@ -10,6 +10,7 @@ import { scanSql } from './sql';
 import { scanSsti, resetSstiCache } from './ssti';
 import { scanXxe } from './xxe';
 import { scanCmd } from './cmd';
+import { urlCandidates, MAX_URLS } from './urls';
 import { scanPath, resetPathCaches } from './path';
 import { scanLiterals, buildLiterals } from './literals';
 import { classify, C_PCT, C_AMP, C_NONASCII, C_COLON, C_SLASH, C_BSLASH, C_DQ } from './classes';
@@ -28,6 +29,8 @@ export function onAbort(msg: usize, file: usize, line: u32, col: u32): void {
 
 let batch: usize = 0;
 let changed: usize = 0; // count bytes: the pipeline changed value i
+let urls: usize = 0; // count rows of URL_ROW bytes: candidate URLs per value (urls.ts)
+const URL_ROW: usize = (1 + MAX_URLS) * 4;
 let batchUnits: u64 = 0; // size of the text area the host reserved
 let maxValueLength: i32 = 1 << 20;
 let output: usize = 0;
@@ -93,6 +96,7 @@ export function batch_reserve(count: u32, units: u32): u32 {
   resultsInit(arenaAlloc(resultBytes(cap)), cap);
   changed = arenaAlloc(<usize>count + 8);
   memory.fill(changed, 0, <usize>count);
+  urls = arenaAlloc(<usize>count * URL_ROW + 8);
   return <u32>batch;
 }
 
@@ -107,9 +111,14 @@ function jsonStart(p: usize, n: i32): bool {
   return false;
 }
 
-/** count bytes after scan_batch: bit 0 where decoding or NFKC changed the value, bit 1 where it holds ':' and a slash, bit 2 where it starts like JSON with a '"'. */
+/** count bytes after scan_batch: bit 0 where decoding or NFKC changed the value, bit 1 where it holds a URL the bindings must judge, bit 2 where it starts like JSON with a '"'. */
 export function batch_changed_ptr(): u32 {
   return <u32>changed;
+}
+
+/** count rows of {u32 n, u32 start x 16} after scan_batch: the candidate URLs of values with flag bit 1. */
+export function batch_urls_ptr(): u32 {
+  return <u32>urls;
 }
 
 export function result_ptr(): u32 {
@@ -165,11 +174,13 @@ export function scan_batch(): i32 {
       }
       if (excess) emit(rExcess, 0, n);
     }
-    // bit 1: ':' and a slash or backslash, so a URL may be in the (decoded) value
-    if ((mask & C_COLON) != 0 && (mask & (C_SLASH | C_BSLASH)) != 0) store<u8>(changed + <usize>i, load<u8>(changed + <usize>i) | 2);
+
     // bit 2: the value starts like a JSON object or array with string keys (listed keys may be in it)
     if ((mask & C_DQ) != 0 && jsonStart(p, n)) store<u8>(changed + <usize>i, load<u8>(changed + <usize>i) | 4);
     scanLiterals(p, n, -1); // before scanPath: it notes hex-literal bytes for the path view
+    // bit 1: URLs the bindings must judge, listed in `urls` (after the literal pass: its colon bitmap serves)
+    if ((mask & C_COLON) != 0 && (mask & (C_SLASH | C_BSLASH)) != 0 &&
+      urlCandidates(p, n, urls + <usize>i * URL_ROW) > 0) store<u8>(changed + <usize>i, load<u8>(changed + <usize>i) | 2);
     scanXss(p, n, mask);
     scanSql(p, n, mask);
     scanSsti(p, n, mask);

@@ -37,7 +37,8 @@ export const K_PATH_FILE = 41;
 export const K_PATH_WRAPPER = 42;
 export const K_PATH_NUL = 43;
 export const K_OBJECT_KEY = 45; // keys of objects: judged by the bindings' object walk, not by scan
-export const K_URL_TARGET = 46; // URLs in values: judged by the bindings (validateUrl) after the engine's decoding
+export const K_URL_INTERNAL = 46; // URLs to internal hosts: judged by the bindings (validateUrl) on decoded text
+export const K_URL_SMUGGLING = 47; // URLs of request-smuggling schemes: reported by the bindings
 export const K_XML_DOCTYPE = 50;
 export const K_XML_ENTITY = 51;
 export const K_XML_CDATA = 52;
@@ -53,7 +54,7 @@ const KIND_NAMES: string[] = [
   'path-traversal', 'path-file', 'path-wrapper', 'path-nul',
   'decode-excess', 'limit-oversize', 'engine-fault',
   'template-expression', 'template-name', 'ssti-dunder', 'xml-doctype', 'xml-entity', 'xml-cdata',
-  'shell-command', 'shell-command-rare', 'shell-substitution', 'object-key', 'url-target',
+  'shell-command', 'shell-command-rare', 'shell-substitution', 'object-key', 'url-internal', 'url-smuggling',
 ];
 const KIND_CODES: i32[] = [
   K_HTML_TAG, K_HTML_EVENT_ATTR, K_HTML_ATTR_NAME, K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR,
@@ -62,7 +63,7 @@ const KIND_CODES: i32[] = [
   K_PATH_TRAVERSAL, K_PATH_FILE, K_PATH_WRAPPER, K_PATH_NUL,
   K_DECODE_EXCESS, K_LIMIT_OVERSIZE, K_ENGINE_FAULT,
   K_TEMPLATE_EXPR, K_TEMPLATE_NAME, K_SSTI_DUNDER, K_XML_DOCTYPE, K_XML_ENTITY, K_XML_CDATA,
-  K_SHELL_COMMAND, K_SHELL_RARE, K_SHELL_SUBST, K_OBJECT_KEY, K_URL_TARGET,
+  K_SHELL_COMMAND, K_SHELL_RARE, K_SHELL_SUBST, K_OBJECT_KEY, K_URL_INTERNAL, K_URL_SMUGGLING,
 ];
 
 // Per-rule columns (static, MAX_RULES entries each).

@@ -60,6 +60,7 @@ interface Exports {
   result_ptr(): number;
   decode_value(index: number): number;
   batch_changed_ptr(): number;
+  batch_urls_ptr(): number;
   sanitize_value(index: number, flags: number): number;
   output_ptr(): number;
 }
@@ -352,7 +353,11 @@ export class Engine {
         if (n < 0) continue;
         text = readUtf16(this.ex.memory.buffer, this.ex.output_ptr(), n);
       }
-      const f = urlFinding(text, rules);
+      // judge the URLs the engine listed; past 16 of them, everything from the last one
+      const row = (this.ex.batch_urls_ptr() >>> 2) + i * 17;
+      const listed = this.u32[row];
+      let f: Finding | null = null;
+      for (let k = 0; k < Math.min(listed, 16) && !f; k++) f = urlFinding(text, rules, this.u32[row + 1 + k], !(listed > 16 && k === 15));
       if (f && out[i].length < 16) out[i].push(f);
     }
   }
@@ -382,14 +387,14 @@ export class Engine {
   private urlRulesCache: UrlTargetRules | null = null;
   private urlRulesKey = -1;
 
-  /** The enabled url-target rules, recomputed when rules are switched off. */
+  /** The enabled url-internal and url-smuggling rules, recomputed when rules are switched off. */
   private urlRules(): UrlTargetRules {
     if (this.urlRulesCache && this.urlRulesKey === this.disabled.size) return this.urlRulesCache;
     const r: UrlTargetRules = {};
     this.rules.forEach((rule, i) => {
-      if (rule.kind !== 'url-target' || !rule.enabledByDefault || this.disabled.has(i)) return;
+      if ((rule.kind !== 'url-internal' && rule.kind !== 'url-smuggling') || !rule.enabledByDefault || this.disabled.has(i)) return;
       const entry = { id: rule.id, schemes: new Set(rule.params) };
-      if (rule.id.endsWith('.smuggling-scheme')) r.smuggling = entry;
+      if (rule.kind === 'url-smuggling') r.smuggling = entry;
       else r.internal = entry;
     });
     this.urlRulesCache = r;

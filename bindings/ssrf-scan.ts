@@ -1,19 +1,19 @@
 // SSRF findings for scan(): URLs inside a value (after the engine's decoding) that point inside
 // the network or use a scheme that smuggles requests. Judged here, not in the engine, because
 // the judgement is validateUrl's (WHATWG URL parsing and the address ranges of ssrf.ts).
-//   - http, https, ws, wss, ftp (params of the rule of kind url-target named internal-target):
+//   - http, https, ws, wss, ftp (params of the rule of kind url-internal):
 //     reported when validateUrl refuses the host as private, loopback, link-local, metadata,
 //     localhost or a tunnel address, also for hostnames that only wrap such an address
 //     (169.254.169.254.nip.io) and with a trailing dot. A public host passes, with or without
 //     userinfo (git remotes carry user names).
-//   - gopher, dict, file, ldap, tftp, jar, netdoc, ... (params of smuggling-scheme): reported
+//   - gopher, dict, file, ldap, tftp, jar, netdoc, ... (params of the rule of kind url-smuggling): reported
 //     whatever the host, since no web application needs to fetch them from user input.
 // mailto: and tel: are not network URLs. Linear: one indexOf walk over the text.
 
 import type { Finding } from './engine.js';
 import { validateUrl } from './ssrf.js';
 
-/** The rules this module judges, from the rule blob (kind `url-target`). */
+/** The rules this module judges, from the rule blob (kinds `url-internal` and `url-smuggling`). */
 export interface UrlTargetRules {
   internal?: { id: string; schemes: ReadonlySet<string> };
   smuggling?: { id: string; schemes: ReadonlySet<string> };
@@ -54,12 +54,19 @@ function wrappedIpv4(host: string): string | null {
   return parts.slice(0, 4).join('.');
 }
 
-/** The first internal or smuggling URL in the decoded text, as a finding; null when there is none. */
-export function urlFinding(text: string, rules: UrlTargetRules): Finding | null {
-  let from = 0;
+/**
+ * The first internal or smuggling URL in the decoded text from `start`, as a finding; null when
+ * there is none. With `only`, the URL whose scheme starts at `start` alone.
+ */
+export function urlFinding(text: string, rules: UrlTargetRules, start = 0, only = false): Finding | null {
+  let from = start;
   // URLs end at white space and the like; every ':' of one such run shares its end (linear)
   let runEnd = -1;
+  let first = true;
   while (from < text.length) {
+    // `only`: judge just the URL whose scheme starts at `start` (the engine listed it)
+    if (only && !first) return null;
+    first = false;
     const colon = text.indexOf(':', from);
     if (colon < 0) return null;
     from = colon + 1;

@@ -1,0 +1,118 @@
+// A quick look for URLs the bindings must judge (ssrf-scan.ts): a scheme of a url-smuggling rule
+// followed by '/' or '\', or a scheme of a url-internal rule whose authority is not a plain
+// public DNS name. Values without one skip the bindings' URL check (the answer can only be "no"
+// or "maybe"; the bindings decide). Linear: each ':' is read once, and an authority once.
+
+import { at, lower, isAlpha, isDigit, findP, P_COLON } from './text';
+import { K_URL_INTERNAL, K_URL_SMUGGLING, ruleWithWord, enabledRule } from './rules';
+
+let txt: usize = 0;
+let len = 0;
+
+/** Where the scheme ending at the ':' at `colon` starts (letters, digits, + - . after a letter), or colon. */
+function schemeStart(colon: i32): i32 {
+  let s = colon;
+  while (s > 0 && colon - s < 16) {
+    const c = at(txt, s - 1);
+    if (isAlpha(c) || (s < colon && (isDigit(c) || c == 43 || c == 45 || c == 46))) { s--; continue; }
+    break;
+  }
+  while (s < colon && !isAlpha(at(txt, s))) s++;
+  return s;
+}
+
+@inline function hasAt(i: i32, w: string): bool {
+  if (i + w.length > len) return false;
+  for (let k = 0; k < w.length; k++) if (lower(at(txt, i + k)) != <u32>w.charCodeAt(k)) return false;
+  return true;
+}
+
+/** Contains w (lower case ASCII) in [s, e), case-insensitively. */
+function contains(s: i32, e: i32, w: string): bool {
+  for (let i = s; i + w.length <= e; i++) if (hasAt(i, w)) return true;
+  return false;
+}
+
+let authEnd = 0; // where the last authority read ends
+
+/**
+ * The authority after "scheme:" at i is "//" and a plain public-looking DNS name (letters,
+ * digits, '-' and '.', a last label with a letter, a first label not all digits, an optional
+ * numeric port), none of the names validateUrl treats specially. Sets authEnd.
+ */
+function plainPublic(i: i32): bool {
+  authEnd = i;
+  if (i + 1 >= len || at(txt, i) != 47 || at(txt, i + 1) != 47) return false;
+  const hs = i + 2;
+  let k = hs;
+  let lastDot = -1;
+  let letters = 0;
+  while (k < len && k - hs < 256) {
+    const c = at(txt, k);
+    if (c == 47 || c == 63 || c == 35 || c <= 32) break;
+    if (c == 58) {
+      let d = k + 1;
+      while (d < len && isDigit(at(txt, d))) d++;
+      authEnd = d;
+      if (d < len && !(at(txt, d) == 47 || at(txt, d) == 63 || at(txt, d) == 35 || at(txt, d) <= 32)) return false;
+      break;
+    }
+    if (isAlpha(c)) letters++;
+    else if (c == 46) lastDot = k;
+    else if (!(isDigit(c) || c == 45)) { authEnd = k; return false; }
+    k++;
+  }
+  const he = k;
+  if (authEnd < he) authEnd = he;
+  if (he - hs < 4 || lastDot < 0 || lastDot == he - 1 || letters == 0) return false;
+  let tldLetter = false;
+  for (let t = lastDot + 1; t < he; t++) if (isAlpha(at(txt, t))) { tldLetter = true; break; }
+  if (!tldLetter) return false;
+  let d = hs;
+  while (d < he && isDigit(at(txt, d))) d++;
+  if (d == he || at(txt, d) == 46) return false;
+  if (contains(hs, he, 'localhost') || contains(hs, he, 'metadata') || contains(hs, he, 'instance-data') || contains(hs, he, 'xn--')) return false;
+  if ((he - hs >= 9 && hasAt(he - 9, '.internal')) || (he - hs >= 6 && hasAt(he - 6, '.local'))) return false;
+  return true;
+}
+
+export const MAX_URLS = 16; // candidate URLs listed per value; more: the bindings read on from the last
+
+/**
+ * The URLs in p[0, n) that need the bindings' judgement: their scheme starts, at most MAX_URLS,
+ * written as {u32 count, u32 start x MAX_URLS} at `out` (count may exceed MAX_URLS: the bindings
+ * then judge everything from the last start listed). Returns the count.
+ */
+export function urlCandidates(p: usize, n: i32, out: usize): i32 {
+  txt = p;
+  len = n;
+  store<u32>(out, 0);
+  const internal = enabledRule(K_URL_INTERNAL) >= 0;
+  const smuggling = enabledRule(K_URL_SMUGGLING) >= 0;
+  if (!internal && !smuggling) return 0;
+  let count = 0;
+  let i = 0;
+  while (i < n) {
+    i = findP(txt, i, n, P_COLON, 58, 58, 58, 58);
+    if (i + 1 >= n) break;
+    const next = at(txt, i + 1);
+    if (next != 47 && next != 92) { i++; continue; }
+    const s = schemeStart(i);
+    let hit = false;
+    if (s < i) {
+      if (smuggling && ruleWithWord(K_URL_SMUGGLING, txt, s, i - s) >= 0) hit = true;
+      else if (internal && ruleWithWord(K_URL_INTERNAL, txt, s, i - s) >= 0) {
+        if (!plainPublic(i + 1)) hit = true;
+        else { i = authEnd > i + 1 ? authEnd : i + 1; continue; }
+      }
+    }
+    if (hit) {
+      if (count < MAX_URLS) store<u32>(out + 4 + (<usize>count << 2), <u32>s);
+      count++;
+      if (count > MAX_URLS) break; // the bindings read on from the last one listed
+    }
+    i++;
+  }
+  store<u32>(out, <u32>count);
+  return count;
+}
