@@ -11,6 +11,7 @@ import { scanSsti, resetSstiCache } from './ssti';
 import { scanXxe } from './xxe';
 import { scanCmd } from './cmd';
 import { urlCandidates, MAX_URLS } from './urls';
+import { jsonKeyCandidate } from './jsonkeys';
 import { scanPath, resetPathCaches } from './path';
 import { scanLiterals, buildLiterals } from './literals';
 import { classify, C_PCT, C_AMP, C_NONASCII, C_COLON, C_SLASH, C_BSLASH, C_DQ } from './classes';
@@ -175,9 +176,10 @@ export function scan_batch(): i32 {
       if (excess) emit(rExcess, 0, n);
     }
 
-    // bit 2: the value starts like a JSON object or array with string keys (listed keys may be in it)
-    if ((mask & C_DQ) != 0 && jsonStart(p, n)) store<u8>(changed + <usize>i, load<u8>(changed + <usize>i) | 4);
+
     scanLiterals(p, n, -1); // before scanPath: it notes hex-literal bytes for the path view
+    // bit 2: a JSON object or array that may hold a listed key (after the literal pass: its quote bitmap serves)
+    if ((mask & C_DQ) != 0 && jsonStart(p, n) && jsonKeyCandidate(p, n)) store<u8>(changed + <usize>i, load<u8>(changed + <usize>i) | 4);
     // bit 1: URLs the bindings must judge, listed in `urls` (after the literal pass: its colon bitmap serves)
     if ((mask & C_COLON) != 0 && (mask & (C_SLASH | C_BSLASH)) != 0 &&
       urlCandidates(p, n, urls + <usize>i * URL_ROW) > 0) store<u8>(changed + <usize>i, load<u8>(changed + <usize>i) | 2);
