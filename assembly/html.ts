@@ -606,6 +606,7 @@ function scanBareSchemes(): void {
       break;
     }
     prevColon = i;
+    if (s == i) { i++; continue; } // nothing before the ':' can be a scheme
     // a URL starts at the value start or right after '=', '(' or a quote
     const p = s > 0 ? at(txt, s - 1) : 0;
     if (!(s == 0 || p == 61 || p == 40 || p == 34 || p == 39 || p == 96)) { i++; continue; }
