@@ -182,7 +182,7 @@ function nextFence(i: i32): i32 {
 }
 
 /** $(cmd, `cmd, ${IFS}, $IFS, {cmd,arg}, () { :; }. */
-function substitutions(r: i32, mask: u32): void {
+function substitutions(r: i32): void {
   let i = 0;
   while (i < len) {
     let c = at(txt, i);
@@ -260,5 +260,5 @@ export function scanCmd(p: usize, n: i32, mask: u32): void {
   hasBacktick = (mask & C_BQ) != 0;
   if ((mask & (C_SEMI | C_AMP | C_PIPE | C_SPACE)) != 0) separators();
   const r = enabledRule(K_SHELL_SUBST);
-  if (r >= 0 && (mask & (C_DOLLAR | C_BQ | C_LBRACE)) != 0) substitutions(r, mask);
+  if (r >= 0 && (mask & (C_DOLLAR | C_BQ | C_LBRACE)) != 0) substitutions(r);
 }

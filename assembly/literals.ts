@@ -339,17 +339,6 @@ import { ruleKindOf } from './rules';
   return ruleKindOf(r);
 }
 
-@inline function bit(h: u32): u32 {
-  return (<u32>load<u8>(bitmap + (h >> 3)) >> (h & 7)) & 1;
-}
-
-/** Checks the literals that could start at i (i + 2 < len). */
-function checkAt(i: i32, onlyKind: i32): void {
-  const h = hash3(fold(at(txt, i)), fold(at(txt, i + 1)), fold(at(txt, i + 2)));
-  if ((load<u8>(bitmap + (h >> 3)) & (1 << (h & 7))) == 0) return;
-  checkBucket(h, i, onlyKind);
-}
-
 /** Verifies every literal of window hash h at i. */
 function checkBucket(h: u32, i: i32, onlyKind: i32): void {
   let e = load<i32>(heads + (<usize>h << 2));

@@ -198,11 +198,6 @@ export class Engine {
   private bytes: Buffer | null = null;
 
   private u8View: Uint8Array | null = null;
-  private u8(): Uint8Array {
-    const buf = this.ex.memory.buffer;
-    if (this.u8View === null || this.u8View.buffer !== buf) this.u8View = new Uint8Array(buf);
-    return this.u8View;
-  }
 
   private views(): void {
     const buf = this.ex.memory.buffer;
@@ -326,61 +321,56 @@ export class Engine {
     }
     if (count < 0) throw new Error('shield.wasm rejected the batch header (bindings bug)');
     this.readFindings(count, out);
-    // the checks the bindings make on decoded text, only for values the engine flagged
-    const at = this.ex.batch_changed_ptr();
-    this.views(); // the scan may have grown memory
-    const flags = this.u8View!;
-    let any = 0;
-    for (let i = 0; i < values.length; i++) any |= flags[at + i];
-    if ((any & 2) !== 0) this.urlFindings(values, out, at);
-    if ((any & 4) !== 0) this.jsonKeyFindings(values, out, at);
+    this.decodedChecks(values, out);
     return out;
   }
 
-  /** SSRF findings (ssrf-scan.ts) on the decoded text of values that may hold a URL; the batch is still packed. */
-  private urlFindings(values: readonly string[], out: Finding[][], changedAt: number): void {
-    const rules = this.urlRules();
-    if (!rules.internal && !rules.smuggling) return;
-    const flags = this.u8();
+  /**
+   * The checks the bindings make on decoded text (SSRF, ssrf-scan.ts; listed keys in JSON
+   * values, object-keys.ts), only for values the engine flagged, while the batch is still
+   * packed. Flags and listed URLs are copied out first: decode_value may grow memory and
+   * detach every view.
+   */
+  private decodedChecks(values: readonly string[], out: Finding[][]): void {
+    const at = this.ex.batch_changed_ptr();
+    this.views(); // the scan may have grown memory
+    const flags = this.u8View!;
+    let work: { i: number; fl: number; urls: number[] }[] | null = null;
     for (let i = 0; i < values.length; i++) {
-      const fl = flags[changedAt + i];
-      if ((fl & 2) === 0) continue; // no ':' with a slash in the decoded value
-      const v = values[i];
+      const fl = flags[at + i];
+      if ((fl & 6) === 0) continue; // bit 1: URLs to judge, bit 2: JSON that may hold a listed key
+      let urls: number[] = [];
+      if ((fl & 2) !== 0) {
+        const row = (this.ex.batch_urls_ptr() >>> 2) + i * 17;
+        const listed = this.u32[row];
+        urls = Array.from(this.u32.subarray(row + 1, row + 1 + Math.min(listed, 16)));
+        if (listed > 16) urls.push(-1); // past 16: everything from the last one
+      }
+      (work ??= []).push({ i, fl, urls });
+    }
+    if (work === null) return;
+    const rules = this.urlRules();
+    let kc: KeyCheck | null = null;
+    for (const { i, fl, urls } of work) {
       // a value the pipeline left as it is needs no second engine call
-      let text = v;
+      let text = values[i];
       if ((fl & 1) !== 0) {
         const n = this.ex.decode_value(i);
         if (n < 0) continue;
         text = readUtf16(this.ex.memory.buffer, this.ex.output_ptr(), n);
       }
-      // judge the URLs the engine listed; past 16 of them, everything from the last one
-      const row = (this.ex.batch_urls_ptr() >>> 2) + i * 17;
-      const listed = this.u32[row];
-      let f: Finding | null = null;
-      for (let k = 0; k < Math.min(listed, 16) && !f; k++) f = urlFinding(text, rules, this.u32[row + 1 + k], !(listed > 16 && k === 15));
-      if (f && out[i].length < 16) out[i].push(f);
-    }
-  }
-
-  /**
-   * Operator and prototype keys inside values that are JSON objects or arrays (`{"$gt": ""}`,
-   * read by JSON.parse on the server): findings of the object-key rules, on the decoded text.
-   */
-  private jsonKeyFindings(values: readonly string[], out: Finding[][], at: number): void {
-    const flags = this.u8();
-    let kc: KeyCheck | null = null;
-    for (let i = 0; i < values.length; i++) {
-      if ((flags[at + i] & 4) === 0) continue; // not a JSON object or array with '$' or '_'
-      kc ??= keyCheck(this);
-      if (kc.on === 0) return;
-      let text = values[i];
-      if ((flags[at + i] & 1) !== 0) {
-        const n = this.ex.decode_value(i);
-        if (n < 0) continue;
-        text = readUtf16(this.ex.memory.buffer, this.ex.output_ptr(), n);
+      if (urls.length > 0 && (rules.internal || rules.smuggling)) {
+        const past = urls[urls.length - 1] === -1;
+        const starts = past ? urls.slice(0, -1) : urls;
+        let f: Finding | null = null;
+        for (let k = 0; k < starts.length && !f; k++) f = urlFinding(text, rules, starts[k], !(past && k === starts.length - 1));
+        if (f && out[i].length < 16) out[i].push(f);
       }
-      const fs = jsonFindings(kc, text);
-      if (fs) for (const f of fs) if (out[i].length < 16) out[i].push(f);
+      if ((fl & 4) !== 0) {
+        kc ??= keyCheck(this);
+        const fs = kc.on === 0 ? null : jsonFindings(kc, text);
+        if (fs) for (const f of fs) if (out[i].length < 16) out[i].push(f);
+      }
     }
   }
 
