@@ -200,6 +200,8 @@ interface Compiled {
   readonly seqSig: Int32Array;
   readonly seqFrom: Int32Array; // steps [seqFrom, seqTo) of the flattened step arrays
   readonly seqTo: Int32Array;
+  readonly nextMember: Uint8Array; // v may follow start token s in one of its sequences: nextMember[s * vocabCount + v] === 1
+  readonly nextReach: Int32Array; // ... within this many ordinals of s; 0: s starts a one-step sequence (no filter)
   readonly stepMember: Uint8Array; // step k holds vocabulary id v: stepMember[k * vocabCount + v] === 1
   readonly stepWidth: Int32Array; // token steps: gap + 1 (positions the step may take); opt steps: 0
   readonly stepLine: Uint8Array;
@@ -345,12 +347,36 @@ function compile(sigs: readonly PromptSignature[]): Compiled {
   const firstFrom = new Int32Array(vocabCount + 1);
   firstLists.forEach((l, v) => (firstFrom[v + 1] = firstFrom[v]! + l.length));
 
+  // A filter before the attempts at a start token: the tokens that can follow it in any of
+  // its sequences (the first token step after it and the opt steps before that one), and how
+  // far away in ordinals. nextReach 0: some sequence of that start is one step long.
+  const nextMember = new Uint8Array(vocabCount * vocabCount);
+  const nextReach = new Int32Array(vocabCount);
+  firstLists.forEach((list, v) => {
+    for (const q of list) {
+      const steps = seqs[q]!.steps;
+      if (steps.length === 1) {
+        nextReach[v] = -1;
+        continue;
+      }
+      let reach = 0;
+      for (let k = 1; k < steps.length; k++) {
+        const st = steps[k]!;
+        for (const id of st.ids) nextMember[v * vocabCount + id] = 1;
+        reach += st.opt ? 1 : st.gap + 1;
+        if (!st.opt) break;
+      }
+      if (nextReach[v]! >= 0) nextReach[v] = Math.max(nextReach[v]!, reach);
+    }
+    if (nextReach[v] === -1) nextReach[v] = 0;
+  });
+
   const tierRank = new Uint8Array(sigs.length);
   sigs.forEach((s, i) => (tierRank[i] = TIER_RANK[s.tier]));
   return {
     sigs, tierRank, vocabCount, table, tableShift: 32 - bits, vHash, vLen, vOff, vChars, symId,
     firstFrom, firstSeq: Int32Array.from(firstLists.flat()),
-    seqSig, seqFrom, seqTo,
+    seqSig, seqFrom, seqTo, nextMember, nextReach,
     stepMember: Uint8Array.from(member), stepWidth: Int32Array.from(widths), stepLine: Uint8Array.from(lines),
     signalSig,
   };
@@ -597,6 +623,12 @@ function lookupUnits(h: number, from: number, to: number): number {
     if (C.vHash[id] === h) {
       const off = C.vOff[id]!;
       const len = C.vLen[id]!;
+      if (to - from === len) {
+        // the usual case, no apostrophe: compare without a branch per unit
+        let diff = 0;
+        for (let m = 0; m < len; m++) diff |= LOWER[units[from + m]!]! ^ C.vChars[off + m]!;
+        if (diff === 0) return id;
+      }
       let k = 0;
       let i = from;
       for (; i < to; i++) {
@@ -737,13 +769,33 @@ const STEP_MEMBER = C.stepMember;
 const STEP_WIDTH = C.stepWidth;
 const STEP_LINE = C.stepLine;
 const VOCAB = C.vocabCount;
+const NEXT_MEMBER = C.nextMember;
+const NEXT_REACH = C.nextReach;
 
 /** Tries every sequence at stored tokens [0, limit); their windows must be complete. */
 function matchStarts(limit: number): void {
   for (let t = 0; t < limit; t++) {
     if (foundAll === SEQ_SIG_TOTAL) return;
     const id = tokId[t]!;
-    for (let j = FIRST_FROM[id]!, end = FIRST_FROM[id + 1]!; j < end; j++) {
+    let j = FIRST_FROM[id]!;
+    const end = FIRST_FROM[id + 1]!;
+    if (j === end) continue;
+    const reach = NEXT_REACH[id]!;
+    if (reach > 0) {
+      // no attempt can get past the first step when no token that may follow is near enough
+      const o0 = tokOrd[t]!;
+      const row = id * VOCAB;
+      let near = false;
+      for (let p = t + 1; p < count; p++) {
+        if (tokOrd[p]! - o0 > reach) break;
+        if (NEXT_MEMBER[row + tokId[p]!] === 1) {
+          near = true;
+          break;
+        }
+      }
+      if (!near) continue;
+    }
+    for (; j < end; j++) {
       const q = FIRST_SEQ[j]!;
       const sig = SEQ_SIG[q]!;
       if (found[sig] === 1) continue;

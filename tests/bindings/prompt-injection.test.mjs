@@ -198,6 +198,45 @@ describe('tokens (the pattern language)', () => {
     expect(detectPromptInjection('ignore , ; , . previous instructions').tier).not.toBe('high');
   });
 
+  // Built from the signature data, one text per sequence and word choice: every gap filled to
+  // its bound (or left empty) and every opt step present (or absent). The scanner filters start
+  // tokens by what may follow them, and how far; these texts sit exactly at those bounds.
+  it('every sequence matches at its widest and its narrowest spacing, with each word of each step', () => {
+    const spell = (pattern, pick, wide, withOpt) => {
+      const out = [];
+      let gap = 0;
+      let line = false;
+      for (const step of pattern) {
+        if (Array.isArray(step) || 'opt' in step) {
+          const words = Array.isArray(step) ? step : step.opt;
+          if (!Array.isArray(step) && !withOpt) continue;
+          if (wide) for (let k = 0; k < gap; k++) out.push('zq');
+          if (line) out.push('\n');
+          out.push(words[pick % words.length]);
+          gap = 0;
+          line = false;
+        } else if ('gap' in step) gap = step.gap;
+        else if ('line' in step) line = true;
+      }
+      return out.join(' ');
+    };
+    let checked = 0;
+    for (const sig of PROMPT_SIGNATURES) {
+      for (const pattern of sig.patterns) {
+        if (pattern.length === 1 && 'signal' in pattern[0]) continue;
+        const widest = Math.max(...pattern.map((s) => (Array.isArray(s) ? s.length : 'opt' in s ? s.opt.length : 1)));
+        for (let pick = 0; pick < widest; pick++) {
+          for (const [wide, withOpt] of [[true, true], [true, false], [false, true], [false, false]]) {
+            const text = spell(pattern, pick, wide, withOpt);
+            expect(ids(detectPromptInjection(text)), JSON.stringify(text)).toContain(sig.id);
+            checked++;
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(1000);
+  });
+
   it('tag characters after U+1F3F4 are a flag; alone, or too many, they are smuggling', () => {
     const tag = (s) => [...s].map((ch) => String.fromCodePoint(0xe0000 + ch.charCodeAt(0))).join('');
     expect(detectPromptInjection('🏴' + tag('gbsct') + '\u{e007f}').tier).toBeNull();
