@@ -1,0 +1,63 @@
+// Sanitize mode's rewriting: only the keys and values that have a finding change, in place,
+// and every other value stays byte-identical. Hostile values become the engine's sanitized
+// text; operator and prototype keys go with their values; a hostile key is renamed to its
+// sanitized text, or dropped when nothing usable is left.
+
+import type { Engine } from '../bindings/engine.js';
+
+type Path = readonly (string | number)[];
+
+export interface Edit {
+  path: Path;
+  part: 'key' | 'value';
+  /** The key itself is the danger (an operator or prototype key): drop it with its value. */
+  structural: boolean;
+}
+
+function define(target: object, key: string | number, value: unknown): void {
+  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
+function hasOwn(o: object, k: string | number): boolean {
+  return Object.prototype.hasOwnProperty.call(o, k);
+}
+
+/** The container that holds the last element of `path`, or null when the path no longer leads anywhere. */
+function containerOf(root: object, path: Path): Record<string | number, unknown> | null {
+  let c: unknown = root;
+  for (let i = 0; i < path.length - 1; i++) {
+    if (c === null || typeof c !== 'object' || !hasOwn(c, path[i]!)) return null;
+    c = (c as Record<string | number, unknown>)[path[i]!];
+  }
+  return c !== null && typeof c === 'object' ? (c as Record<string | number, unknown>) : null;
+}
+
+/**
+ * Applies the edits to `root` in place. Deeper paths first, values before keys, so a renamed
+ * or dropped key never strands an edit below it. `isDangerousKey` says whether a sanitized key
+ * name is itself an operator or prototype key (then it is dropped, not renamed).
+ */
+export function applyEdits(root: object, edits: Edit[], engine: Engine, isDangerousKey: (name: string) => boolean): void {
+  edits.sort((a, b) => b.path.length - a.path.length || (a.part === b.part ? 0 : a.part === 'value' ? -1 : 1));
+  const done = new Set<string>();
+  for (const e of edits) {
+    const id = `${e.part}\u0000${e.path.join('\u0000')}`;
+    if (done.has(id)) continue;
+    done.add(id);
+    const c = containerOf(root, e.path);
+    const k = e.path[e.path.length - 1]!;
+    if (c === null || !hasOwn(c, k)) continue;
+    if (e.part === 'value') {
+      const v = c[k];
+      if (typeof v === 'string') define(c, k, engine.sanitize(v));
+      continue;
+    }
+    if (Array.isArray(c)) continue; // an index is never a hostile key
+    const value = c[k];
+    delete c[k];
+    if (e.structural) continue;
+    const name = engine.sanitize(String(k));
+    if (name.length === 0 || hasOwn(c, name) || isDangerousKey(name)) continue;
+    define(c, name, value);
+  }
+}
