@@ -41,7 +41,9 @@ describe('@shield/node by name', () => {
   it('the ESM namespace exports the documented functions', () => {
     for (const name of ['sanitizeString', 'scan', 'scanValues', 'decode', 'Engine', 'engineBytes', 'validateUrl', 'validateUrlAsync',
       'createPinnedLookup', 'ssrfSafeAgent', 'validateRedirect', 'sanitizeLdap', 'sanitizeLdapDn', 'sanitizeJsonpCallback',
-      'sanitizeHeaderValue', 'detectDeserialization', 'scanObject', 'sanitizeObject', 'detectPromptInjection']) expect(typeof esm[name], name).toBe('function');
+      'sanitizeHeaderValue', 'detectDeserialization', 'scanObject', 'sanitizeObject', 'detectPromptInjection',
+      'shield', 'securityHeaders', 'csrfProtection', 'hpp', 'errorHandler', 'scrubText', 'telemetryFromEnv', 'TelemetryClient']) expect(typeof esm[name], name).toBe('function');
+    expect(typeof require('@shield/node').shield, 'shield by require()').toBe('function');
     const cjs = require('@shield/node');
     expect(cjs.validateUrl('http://127.0.0.1/').ok).toBe(false);
     expect(cjs.sanitizeJsonpCallback('cb.fn')).toBe('cb.fn');

@@ -1,0 +1,82 @@
+// One subject of `npm run bench:http`, in its own process so its CPU time is its own:
+//   node bench/http-server.mjs <subject>
+// Listens on 127.0.0.1 (a free port) and talks to the parent over IPC: it sends
+// { port } when ready, answers { cpu: true } with its process.cpuUsage() (microseconds) and
+// { flush: true } by flushing telemetry. Subjects: see SUBJECTS below.
+
+import { createRequire } from 'node:module';
+
+const subject = process.argv[2];
+const require = createRequire(import.meta.url);
+
+// @aikidosec/firewall must load before express to wrap it
+if (subject === 'aikido') {
+  process.env.AIKIDO_BLOCK = 'true';
+  require('@aikidosec/firewall');
+}
+
+const { default: express } = await import('express');
+const shieldPkg = await import('../dist/middleware/index.js');
+
+function routes(app) {
+  app.get('/search', (req, res) => res.json({ q: req.query.q, page: req.query.page, n: 3 }));
+  app.post('/api/items', (req, res) => res.json({ ok: true, fields: req.body ? Object.keys(req.body).length : 0 }));
+  return app;
+}
+
+// the patchwork many apps assemble today: helmet + express-rate-limit + hpp + an XSS filter
+// (js-xss's filterXSS) over every string of the body and the query
+async function patchwork(app) {
+  const { default: helmet } = await import('helmet');
+  const { rateLimit } = await import('express-rate-limit');
+  const hpp = require('hpp');
+  const { filterXSS } = require('xss');
+  const clean = (v, depth = 0) => {
+    if (typeof v === 'string') return filterXSS(v);
+    if (depth > 32 || v === null || typeof v !== 'object') return v;
+    for (const k of Object.keys(v)) v[k] = clean(v[k], depth + 1);
+    return v;
+  };
+  app.use(helmet());
+  app.use(rateLimit({ windowMs: 60_000, limit: 1e9, standardHeaders: 'draft-7', legacyHeaders: false }));
+  app.use(express.json());
+  app.use(express.urlencoded({ extended: false }));
+  app.use(hpp());
+  app.use((req, res, next) => {
+    if (req.body) req.body = clean(req.body);
+    const q = clean({ ...req.query });
+    Object.defineProperty(req, 'query', { value: q, writable: true, configurable: true, enumerable: true });
+    next();
+  });
+}
+
+const SUBJECTS = {
+  bare: async (app) => { app.use(express.json()); app.use(express.urlencoded({ extended: false })); },
+  shield: async (app) => { app.use(express.json()); app.use(express.urlencoded({ extended: false })); app.use(shieldPkg.shield({ telemetry: false })); },
+  'shield-block': async (app) => { app.use(express.json()); app.use(express.urlencoded({ extended: false })); app.use(shieldPkg.shield({ block: true, telemetry: false })); },
+  // telemetry on: the parent sets SHIELD_ENDPOINT (a local sink), SHIELD_WORKSPACE_ID and SHIELD_KEY
+  'shield-telemetry': async (app) => { app.use(express.json()); app.use(express.urlencoded({ extended: false })); app.use(shieldPkg.shield()); },
+  patchwork,
+  aikido: async (app) => { app.use(express.json()); app.use(express.urlencoded({ extended: false })); },
+};
+
+if (!(subject in SUBJECTS)) {
+  console.error(`unknown subject ${subject}; one of ${Object.keys(SUBJECTS).join(', ')}`);
+  process.exit(2);
+}
+const app = express();
+await SUBJECTS[subject](app);
+routes(app);
+const server = app.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
+process.on('message', async (m) => {
+  if (m.cpu) {
+    const u = process.cpuUsage();
+    process.send({ cpu: u.user + u.system });
+  } else if (m.flush) {
+    await shieldPkg.telemetryClient()?.flush();
+    const st = shieldPkg.telemetryClient()?.stats() ?? null;
+    process.send({ flushed: true, stats: st });
+  } else if (m.exit) {
+    process.exit(0);
+  }
+});

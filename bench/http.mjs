@@ -1,0 +1,146 @@
+// `npm run bench:http`: shield() against bare Express and the libraries apps use today, in one
+// run, over real HTTP on 127.0.0.1.
+//
+//   node bench/http.mjs [--requests N] [--telemetry-requests N] [--connections C] [--subjects a,b] [--out FILE]
+//
+// Each subject is its own server process (bench/http-server.mjs) so process.cpuUsage() there
+// counts only that server's work; autocannon drives it from this process. Per subject and
+// scenario: a warm-up, then N requests; req/s (and its ratio to bare Express) and the server's
+// CPU microseconds per request (and what it adds to bare Express's). Scenarios: a GET with a
+// query, a 1 KB JSON POST, and the same POST carrying an attack. Telemetry: shield() with the
+// three SHIELD_* variables set, sending to a local sink process, against shield() without, over
+// --telemetry-requests GETs (default 100,000), flush included. Nothing is asserted; targets
+// are printed with the figures. On a 2-core machine the load generator shares the CPU with
+// the server, so req/s ratios understate differences that CPU per request shows directly.
+
+import { fork } from 'node:child_process';
+import { createServer } from 'node:http';
+import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : dflt;
+};
+const REQUESTS = Number(arg('requests', 20000));
+const TELEMETRY_REQUESTS = Number(arg('telemetry-requests', 100000));
+const CONNECTIONS = Number(arg('connections', 8));
+const ALL = ['bare', 'shield', 'shield-block', 'patchwork', 'aikido'];
+const subjects = arg('subjects', ALL.join(',')).split(',');
+const TARGET_RATIO = 0.9;
+const TARGET_TELEMETRY_US = 2;
+
+// a 1 KB JSON body of ordinary form fields
+const benignBody = JSON.stringify({
+  name: 'Jane Example', email: 'jane@example.com', company: 'Example Widgets Ltd', phone: '+44 20 7946 0000',
+  address: { line1: '12 Market Street', city: 'Manchester', postcode: 'M1 1AE', country: 'United Kingdom' },
+  order: { items: [{ sku: 'WID-2041', qty: 2, note: 'gift wrap please' }, { sku: 'WID-3310', qty: 1, note: '' }], coupon: 'SPRING24' },
+  message: "Hi, I'd like to change the delivery date of my order to next Friday if possible. The parcel can be left with the neighbour at number 14. Thanks a lot for your help, and sorry for the short notice! Could you also confirm the invoice goes to the company address above, not my home one?",
+  newsletter: true, referrer: 'search', tags: ['returning', 'b2b'], notes: 'Please call before 5pm on weekdays.',
+});
+const attackBody = JSON.stringify({ ...JSON.parse(benignBody), message: "<img src=x onerror=alert(document.cookie)> ' UNION SELECT password FROM users--" });
+
+const SCENARIOS = [
+  { name: 'GET with a query', method: 'GET', path: '/search?q=red+running+shoes&page=2&sort=price_asc&size=9' },
+  { name: '1 KB JSON POST, benign', method: 'POST', path: '/api/items', body: benignBody },
+  { name: '1 KB JSON POST, attack', method: 'POST', path: '/api/items', body: attackBody },
+];
+
+function request(child, msg, key) {
+  return new Promise((resolve) => {
+    const on = (m) => {
+      if (m && key in m) {
+        child.off('message', on);
+        resolve(m);
+      }
+    };
+    child.on('message', on);
+    child.send(msg);
+  });
+}
+
+async function startSubject(name, env = {}) {
+  const child = fork(new URL('./http-server.mjs', import.meta.url), [name], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const ready = await Promise.race([
+    new Promise((resolve) => child.once('message', resolve)),
+    once(child, 'exit').then(([code]) => ({ failed: code })),
+  ]);
+  if (ready.failed !== undefined) return null;
+  return { child, url: `http://127.0.0.1:${ready.port}` };
+}
+
+async function load(url, scenario, amount) {
+  const t0 = performance.now();
+  const r = await autocannon({
+    url: url + scenario.path, method: scenario.method, connections: CONNECTIONS, amount,
+    headers: scenario.body ? { 'content-type': 'application/json' } : {}, body: scenario.body,
+  });
+  const total = r['1xx'] + r['2xx'] + r['3xx'] + r['4xx'] + r['5xx'];
+  const seconds = (performance.now() - t0) / 1000;
+  return { total, rps: total / seconds, errors: r.errors + r.timeouts, statuses: { '2xx': r['2xx'], '4xx': r['4xx'], '5xx': r['5xx'] } };
+}
+
+async function measure(subject, scenario, amount, env) {
+  const s = await startSubject(subject, env);
+  if (s === null) return null;
+  await load(s.url, scenario, Math.min(5000, amount)); // warm-up: JIT, connection pool
+  const before = (await request(s.child, { cpu: true }, 'cpu')).cpu;
+  const r = await load(s.url, scenario, amount);
+  const flushed = await request(s.child, { flush: true }, 'flushed');
+  const after = (await request(s.child, { cpu: true }, 'cpu')).cpu;
+  s.child.send({ exit: true });
+  await once(s.child, 'exit');
+  return { ...r, cpuUsPerReq: (after - before) / r.total, telemetry: flushed.stats };
+}
+
+const pad = (s, n) => String(s).padEnd(n);
+const results = { when: new Date().toISOString(), node: process.version, requests: REQUESTS, connections: CONNECTIONS, scenarios: {} };
+console.log(`bench:http  ${REQUESTS} requests per subject and scenario, ${CONNECTIONS} connections, Node ${process.version}`);
+for (const sc of SCENARIOS) {
+  console.log(`\n--- ${sc.name} (${sc.method} ${sc.path.length > 60 ? sc.path.slice(0, 60) + '...' : sc.path}${sc.body ? `, ${Buffer.byteLength(sc.body)} bytes` : ''}) ---`);
+  console.log(`${pad('subject', 14)} ${pad('req/s', 9)} ${pad('vs bare', 8)} ${pad('CPU us/req', 11)} ${pad('added us', 9)} statuses`);
+  const rows = {};
+  for (const subject of subjects) {
+    const m = await measure(subject, sc, REQUESTS);
+    if (m === null) {
+      console.log(`${pad(subject, 14)} did not start here (see its error above)`);
+      continue;
+    }
+    rows[subject] = m;
+    const bare = rows.bare;
+    const ratio = bare ? m.rps / bare.rps : NaN;
+    const added = bare ? m.cpuUsPerReq - bare.cpuUsPerReq : NaN;
+    console.log(`${pad(subject, 14)} ${pad(Math.round(m.rps), 9)} ${pad(ratio.toFixed(2) + 'x', 8)} ${pad(m.cpuUsPerReq.toFixed(1), 11)} ${pad((added >= 0 ? '+' : '') + added.toFixed(1), 9)} ${JSON.stringify(m.statuses)}${m.errors ? ` errors ${m.errors}` : ''}`);
+  }
+  results.scenarios[sc.name] = rows;
+}
+
+// telemetry: shield() with and without, GET scenario, to a local sink in another process
+console.log(`\n--- telemetry on (to a local sink) vs off: shield(), GET with a query, ${TELEMETRY_REQUESTS} requests each ---`);
+const sinkProc = fork(new URL('./http-sink.mjs', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const [sink] = await once(sinkProc, 'message');
+const env = {
+  SHIELD_ENDPOINT: `http://127.0.0.1:${sink.port}`, SHIELD_WORKSPACE_ID: '3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f', SHIELD_KEY: 'sk_bench_0123456789',
+};
+const off = await measure('shield', SCENARIOS[0], TELEMETRY_REQUESTS);
+const on = await measure('shield-telemetry', SCENARIOS[0], TELEMETRY_REQUESTS, env);
+const got = await request(sinkProc, { count: true }, 'events');
+sinkProc.send({ exit: true });
+const addedTelemetry = on.cpuUsPerReq - off.cpuUsPerReq;
+console.log(`shield, telemetry off: ${off.cpuUsPerReq.toFixed(2)} us CPU/request, ${Math.round(off.rps)} req/s`);
+console.log(`shield, telemetry on:  ${on.cpuUsPerReq.toFixed(2)} us CPU/request, ${Math.round(on.rps)} req/s; sink received ${got.events} events in ${got.batches} batches; client stats ${JSON.stringify(on.telemetry)}`);
+console.log(`telemetry adds ${addedTelemetry.toFixed(2)} us CPU per request (target <= ${TARGET_TELEMETRY_US}): ${addedTelemetry <= TARGET_TELEMETRY_US ? 'met' : 'NOT met'}`);
+results.telemetry = { requests: TELEMETRY_REQUESTS, off, on, sink: got, addedUs: addedTelemetry };
+
+console.log('\n=== targets ===');
+for (const [name, rows] of Object.entries(results.scenarios)) {
+  for (const subject of ['shield', 'shield-block']) {
+    if (!rows[subject] || !rows.bare) continue;
+    const ratio = rows[subject].rps / rows.bare.rps;
+    console.log(`${pad(`${subject}, ${name}`, 44)} ${ratio.toFixed(2)}x bare (target >= ${TARGET_RATIO}): ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'}; +${(rows[subject].cpuUsPerReq - rows.bare.cpuUsPerReq).toFixed(1)} us CPU/request`);
+  }
+}
+console.log(`${pad('telemetry on, added CPU per request', 44)} ${addedTelemetry.toFixed(2)} us (target <= ${TARGET_TELEMETRY_US}): ${addedTelemetry <= TARGET_TELEMETRY_US ? 'met' : 'NOT met'}`);
+const out = arg('out', null);
+if (out) writeFileSync(out, JSON.stringify(results, null, 2));
