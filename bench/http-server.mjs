@@ -2,18 +2,14 @@
 //   node bench/http-server.mjs <subject>
 // Listens on 127.0.0.1 (a free port) and talks to the parent over IPC: it sends
 // { port } when ready, answers { cpu: true } with its process.cpuUsage() (microseconds) and
-// { flush: true } by flushing telemetry. Subjects: see SUBJECTS below.
+// { flush: true } by flushing telemetry. Subjects: see SUBJECTS below (@aikidosec/firewall runs
+// from bench/http-server-aikido.cjs).
 
 import { createRequire } from 'node:module';
 
 const subject = process.argv[2];
 const require = createRequire(import.meta.url);
 
-// @aikidosec/firewall must load before express to wrap it
-if (subject === 'aikido') {
-  process.env.AIKIDO_BLOCK = 'true';
-  require('@aikidosec/firewall');
-}
 
 const { default: express } = await import('express');
 const shieldPkg = await import('../dist/middleware/index.js');
@@ -57,7 +53,6 @@ const SUBJECTS = {
   // telemetry on: the parent sets SHIELD_ENDPOINT (a local sink), SHIELD_WORKSPACE_ID and SHIELD_KEY
   'shield-telemetry': async (app) => { app.use(express.json()); app.use(express.urlencoded({ extended: false })); app.use(shieldPkg.shield()); },
   patchwork,
-  aikido: async (app) => { app.use(express.json()); app.use(express.urlencoded({ extended: false })); },
 };
 
 if (!(subject in SUBJECTS)) {

@@ -1,11 +1,11 @@
 // `npm run bench:http`: shield() against bare Express and the libraries apps use today, in one
 // run, over real HTTP on 127.0.0.1.
 //
-//   node bench/http.mjs [--requests N] [--telemetry-requests N] [--connections C] [--subjects a,b] [--out FILE]
+//   node bench/http.mjs [--duration S] [--warmup S] [--telemetry-requests N] [--connections C] [--subjects a,b] [--out FILE]
 //
 // Each subject is its own server process (bench/http-server.mjs) so process.cpuUsage() there
 // counts only that server's work; autocannon drives it from this process. Per subject and
-// scenario: a warm-up, then N requests; req/s (and its ratio to bare Express) and the server's
+// scenario: a warm-up, then S seconds of load (default 8); req/s (and its ratio to bare Express) and the server's
 // CPU microseconds per request (and what it adds to bare Express's). Scenarios: a GET with a
 // query, a 1 KB JSON POST, and the same POST carrying an attack. Telemetry: shield() with the
 // three SHIELD_* variables set, sending to a local sink process, against shield() without, over
@@ -23,7 +23,8 @@ const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1] : dflt;
 };
-const REQUESTS = Number(arg('requests', 20000));
+const DURATION = Number(arg('duration', 8));
+const WARMUP = Number(arg('warmup', 2));
 const TELEMETRY_REQUESTS = Number(arg('telemetry-requests', 100000));
 const CONNECTIONS = Number(arg('connections', 8));
 const ALL = ['bare', 'shield', 'shield-block', 'patchwork', 'aikido'];
@@ -61,7 +62,8 @@ function request(child, msg, key) {
 }
 
 async function startSubject(name, env = {}) {
-  const child = fork(new URL('./http-server.mjs', import.meta.url), [name], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const script = name === 'aikido' ? './http-server-aikido.cjs' : './http-server.mjs';
+  const child = fork(new URL(script, import.meta.url), [name], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const ready = await Promise.race([
     new Promise((resolve) => child.once('message', resolve)),
     once(child, 'exit').then(([code]) => ({ failed: code })),
@@ -70,23 +72,25 @@ async function startSubject(name, env = {}) {
   return { child, url: `http://127.0.0.1:${ready.port}` };
 }
 
-async function load(url, scenario, amount) {
+// `run`: { duration } in seconds (req/s is total / duration) or { amount } requests (autocannon
+// then stops at its next one-second tick, so req/s would be off; used for CPU per request only)
+async function load(url, scenario, run) {
   const t0 = performance.now();
   const r = await autocannon({
-    url: url + scenario.path, method: scenario.method, connections: CONNECTIONS, amount,
+    url: url + scenario.path, method: scenario.method, connections: CONNECTIONS, ...run,
     headers: scenario.body ? { 'content-type': 'application/json' } : {}, body: scenario.body,
   });
   const total = r['1xx'] + r['2xx'] + r['3xx'] + r['4xx'] + r['5xx'];
-  const seconds = (performance.now() - t0) / 1000;
+  const seconds = run.duration ?? (performance.now() - t0) / 1000;
   return { total, rps: total / seconds, errors: r.errors + r.timeouts, statuses: { '2xx': r['2xx'], '4xx': r['4xx'], '5xx': r['5xx'] } };
 }
 
-async function measure(subject, scenario, amount, env) {
+async function measure(subject, scenario, run, env) {
   const s = await startSubject(subject, env);
   if (s === null) return null;
-  await load(s.url, scenario, Math.min(5000, amount)); // warm-up: JIT, connection pool
+  await load(s.url, scenario, { duration: WARMUP }); // JIT, connection pool
   const before = (await request(s.child, { cpu: true }, 'cpu')).cpu;
-  const r = await load(s.url, scenario, amount);
+  const r = await load(s.url, scenario, run);
   const flushed = await request(s.child, { flush: true }, 'flushed');
   const after = (await request(s.child, { cpu: true }, 'cpu')).cpu;
   s.child.send({ exit: true });
@@ -95,14 +99,14 @@ async function measure(subject, scenario, amount, env) {
 }
 
 const pad = (s, n) => String(s).padEnd(n);
-const results = { when: new Date().toISOString(), node: process.version, requests: REQUESTS, connections: CONNECTIONS, scenarios: {} };
-console.log(`bench:http  ${REQUESTS} requests per subject and scenario, ${CONNECTIONS} connections, Node ${process.version}`);
+const results = { when: new Date().toISOString(), node: process.version, duration: DURATION, connections: CONNECTIONS, scenarios: {} };
+console.log(`bench:http  ${DURATION} s per subject and scenario after ${WARMUP} s of warm-up, ${CONNECTIONS} connections, Node ${process.version}`);
 for (const sc of SCENARIOS) {
   console.log(`\n--- ${sc.name} (${sc.method} ${sc.path.length > 60 ? sc.path.slice(0, 60) + '...' : sc.path}${sc.body ? `, ${Buffer.byteLength(sc.body)} bytes` : ''}) ---`);
   console.log(`${pad('subject', 14)} ${pad('req/s', 9)} ${pad('vs bare', 8)} ${pad('CPU us/req', 11)} ${pad('added us', 9)} statuses`);
   const rows = {};
   for (const subject of subjects) {
-    const m = await measure(subject, sc, REQUESTS);
+    const m = await measure(subject, sc, { duration: DURATION });
     if (m === null) {
       console.log(`${pad(subject, 14)} did not start here (see its error above)`);
       continue;
@@ -123,8 +127,8 @@ const [sink] = await once(sinkProc, 'message');
 const env = {
   SHIELD_ENDPOINT: `http://127.0.0.1:${sink.port}`, SHIELD_WORKSPACE_ID: '3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f', SHIELD_KEY: 'sk_bench_0123456789',
 };
-const off = await measure('shield', SCENARIOS[0], TELEMETRY_REQUESTS);
-const on = await measure('shield-telemetry', SCENARIOS[0], TELEMETRY_REQUESTS, env);
+const off = await measure('shield', SCENARIOS[0], { amount: TELEMETRY_REQUESTS });
+const on = await measure('shield-telemetry', SCENARIOS[0], { amount: TELEMETRY_REQUESTS }, env);
 const got = await request(sinkProc, { count: true }, 'events');
 sinkProc.send({ exit: true });
 const addedTelemetry = on.cpuUsPerReq - off.cpuUsPerReq;
