@@ -53,6 +53,10 @@ const SUBJECTS = {
   // telemetry on: the parent sets SHIELD_ENDPOINT (a local sink), SHIELD_WORKSPACE_ID and SHIELD_KEY
   'shield-telemetry': async (app) => { app.use(express.json()); app.use(express.urlencoded({ extended: false })); app.use(shieldPkg.shield()); },
   patchwork,
+  // diagnostics (not in the default run): where shield's cost goes
+  'shield-noheaders': async (app) => { app.use(express.json()); app.use(express.urlencoded({ extended: false })); app.use(shieldPkg.shield({ telemetry: false, headers: false })); },
+  headers: async (app) => { app.use(express.json()); app.use(express.urlencoded({ extended: false })); app.use(shieldPkg.securityHeaders()); },
+  helmet: async (app) => { const { default: helmet } = await import('helmet'); app.use(helmet()); app.use(express.json()); app.use(express.urlencoded({ extended: false })); },
 };
 
 if (!(subject in SUBJECTS)) {

@@ -1,11 +1,12 @@
 // `npm run bench:http`: shield() against bare Express and the libraries apps use today, in one
 // run, over real HTTP on 127.0.0.1.
 //
-//   node bench/http.mjs [--duration S] [--warmup S] [--telemetry-requests N] [--connections C] [--subjects a,b] [--out FILE]
+//   node bench/http.mjs [--rounds R] [--duration S] [--warmup S] [--telemetry-requests N] [--connections C] [--subjects a,b] [--out FILE]
 //
 // Each subject is its own server process (bench/http-server.mjs) so process.cpuUsage() there
 // counts only that server's work; autocannon drives it from this process. Per subject and
-// scenario: a warm-up, then S seconds of load (default 8); req/s (and its ratio to bare Express) and the server's
+// scenario: a warm-up, then R rounds (default 5) of S seconds (default 3), the subjects taking
+// turns within each round, and the medians of the rounds; req/s (and its ratio to bare Express) and the server's
 // CPU microseconds per request (and what it adds to bare Express's). Scenarios: a GET with a
 // query, a 1 KB JSON POST, and the same POST carrying an attack. Telemetry: shield() with the
 // three SHIELD_* variables set, sending to a local sink process, against shield() without, over
@@ -23,7 +24,8 @@ const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1] : dflt;
 };
-const DURATION = Number(arg('duration', 8));
+const DURATION = Number(arg('duration', 3));
+const ROUNDS = Number(arg('rounds', 5));
 const WARMUP = Number(arg('warmup', 2));
 const TELEMETRY_REQUESTS = Number(arg('telemetry-requests', 100000));
 const CONNECTIONS = Number(arg('connections', 8));
@@ -85,41 +87,74 @@ async function load(url, scenario, run) {
   return { total, rps: total / seconds, errors: r.errors + r.timeouts, statuses: { '2xx': r['2xx'], '4xx': r['4xx'], '5xx': r['5xx'] } };
 }
 
-async function measure(subject, scenario, run, env) {
-  const s = await startSubject(subject, env);
-  if (s === null) return null;
-  await load(s.url, scenario, { duration: WARMUP }); // JIT, connection pool
+/** One timed load on a running subject: requests, req/s and the server's CPU us per request. */
+async function timed(s, scenario, run) {
   const before = (await request(s.child, { cpu: true }, 'cpu')).cpu;
   const r = await load(s.url, scenario, run);
   const flushed = await request(s.child, { flush: true }, 'flushed');
   const after = (await request(s.child, { cpu: true }, 'cpu')).cpu;
-  s.child.send({ exit: true });
-  await once(s.child, 'exit');
   return { ...r, cpuUsPerReq: (after - before) / r.total, telemetry: flushed.stats };
 }
 
+async function stop(s) {
+  s.child.send({ exit: true });
+  await once(s.child, 'exit');
+}
+
+async function measure(subject, scenario, run, env) {
+  const s = await startSubject(subject, env);
+  if (s === null) return null;
+  await load(s.url, scenario, { duration: WARMUP }); // JIT, connection pool
+  const m = await timed(s, scenario, run);
+  await stop(s);
+  return m;
+}
+
+const median = (xs) => {
+  const a = [...xs].sort((x, y) => x - y);
+  return a.length % 2 ? a[(a.length - 1) / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2;
+};
+
 const pad = (s, n) => String(s).padEnd(n);
 const results = { when: new Date().toISOString(), node: process.version, duration: DURATION, connections: CONNECTIONS, scenarios: {} };
-console.log(`bench:http  ${DURATION} s per subject and scenario after ${WARMUP} s of warm-up, ${CONNECTIONS} connections, Node ${process.version}`);
-for (const sc of SCENARIOS) {
+console.log(`bench:http  ${ROUNDS} rounds of ${DURATION} s per subject and scenario (medians; CPU range over the rounds) after ${WARMUP} s of warm-up, ${CONNECTIONS} connections, Node ${process.version}`);
+const scenarioFilter = arg('scenarios', null);
+for (const sc of SCENARIOS.filter((_, i) => scenarioFilter === null || scenarioFilter.split(',').includes(String(i + 1)))) {
   console.log(`\n--- ${sc.name} (${sc.method} ${sc.path.length > 60 ? sc.path.slice(0, 60) + '...' : sc.path}${sc.body ? `, ${Buffer.byteLength(sc.body)} bytes` : ''}) ---`);
-  console.log(`${pad('subject', 14)} ${pad('req/s', 9)} ${pad('vs bare', 8)} ${pad('CPU us/req', 11)} ${pad('added us', 9)} statuses`);
-  const rows = {};
+  console.log(`${pad('subject', 14)} ${pad('req/s', 9)} ${pad('vs bare', 8)} ${pad('CPU us/req', 11)} ${pad('added us', 9)} ${pad('CPU range', 10)} statuses`);
+  // every subject runs, warmed up, side by side; ROUNDS rounds of DURATION seconds each in turn, so a
+  // slow spell of the machine hits every subject alike; the figures are the medians of the rounds
+  const running = {};
   for (const subject of subjects) {
-    const m = await measure(subject, sc, { duration: DURATION });
-    if (m === null) {
+    const srv = await startSubject(subject);
+    if (srv === null) {
       console.log(`${pad(subject, 14)} did not start here (see its error above)`);
       continue;
     }
-    rows[subject] = m;
+    await load(srv.url, sc, { duration: WARMUP });
+    running[subject] = { srv, rounds: [] };
+  }
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const subject of Object.keys(running)) running[subject].rounds.push(await timed(running[subject].srv, sc, { duration: DURATION }));
+  }
+  const rows = {};
+  for (const [subject, { srv, rounds }] of Object.entries(running)) {
+    await stop(srv);
+    const statuses = {};
+    for (const r of rounds) for (const [k, v] of Object.entries(r.statuses)) statuses[k] = (statuses[k] ?? 0) + v;
+    rows[subject] = { rps: median(rounds.map((r) => r.rps)), cpuUsPerReq: median(rounds.map((r) => r.cpuUsPerReq)), statuses, errors: rounds.reduce((n, r) => n + r.errors, 0), rounds: rounds.map((r) => ({ rps: r.rps, cpuUsPerReq: r.cpuUsPerReq })) };
+  }
+  for (const [subject, m] of Object.entries(rows)) {
     const bare = rows.bare;
     const ratio = bare ? m.rps / bare.rps : NaN;
     const added = bare ? m.cpuUsPerReq - bare.cpuUsPerReq : NaN;
-    console.log(`${pad(subject, 14)} ${pad(Math.round(m.rps), 9)} ${pad(ratio.toFixed(2) + 'x', 8)} ${pad(m.cpuUsPerReq.toFixed(1), 11)} ${pad((added >= 0 ? '+' : '') + added.toFixed(1), 9)} ${JSON.stringify(m.statuses)}${m.errors ? ` errors ${m.errors}` : ''}`);
+    const spread = `${Math.round(Math.min(...m.rounds.map((r) => r.cpuUsPerReq)))}-${Math.round(Math.max(...m.rounds.map((r) => r.cpuUsPerReq)))}`;
+    console.log(`${pad(subject, 14)} ${pad(Math.round(m.rps), 9)} ${pad(ratio.toFixed(2) + 'x', 8)} ${pad(m.cpuUsPerReq.toFixed(1), 11)} ${pad((added >= 0 ? '+' : '') + added.toFixed(1), 9)} ${pad(spread, 10)} ${JSON.stringify(m.statuses)}${m.errors ? ` errors ${m.errors}` : ''}`);
   }
   results.scenarios[sc.name] = rows;
 }
 
+if (process.argv.includes('--no-telemetry')) process.exit(0);
 // telemetry: shield() with and without, GET scenario, to a local sink in another process
 console.log(`\n--- telemetry on (to a local sink) vs off: shield(), GET with a query, ${TELEMETRY_REQUESTS} requests each ---`);
 const sinkProc = fork(new URL('./http-sink.mjs', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });

@@ -405,6 +405,11 @@ export class Engine {
     return out[0];
   }
 
+  /** How many rules are switched off (rules can only be switched off, so this changes whenever the set does). */
+  get disabledCount(): number {
+    return this.disabled.size;
+  }
+
   /** Whether rule `id` is on in this engine (known ids only; an unknown id is false). */
   isEnabled(id: string): boolean {
     const i = this.rules.findIndex((r) => r.id === id);

@@ -46,11 +46,18 @@ export interface KeyCheck {
   on: number;
 }
 
+const checks = new WeakMap<Engine, { disabled: number; check: KeyCheck }>();
+
 export function keyCheck(engine: Engine): KeyCheck {
+  // once per engine and set of switched-off rules (the walk asks on every request)
+  const cached = checks.get(engine);
+  if (cached !== undefined && cached.disabled === engine.disabledCount) return cached.check;
   const table = keyTable(engine);
   let on = 0;
   table.rules.forEach((r, i) => { if (engine.isEnabled(r.id)) on |= 1 << i; });
-  return { table, on };
+  const check = { table, on };
+  checks.set(engine, { disabled: engine.disabledCount, check });
+  return check;
 }
 
 /** The enabled rule bits of one key segment, case-insensitively. */
