@@ -53,9 +53,13 @@ const SUBJECTS = {
   // telemetry on: the parent sets SHIELD_ENDPOINT (a local sink), SHIELD_WORKSPACE_ID and SHIELD_KEY
   'shield-telemetry': async (app) => { app.use(express.json()); app.use(express.urlencoded({ extended: false })); app.use(shieldPkg.shield()); },
   patchwork,
-  // diagnostics (not in the default run): where shield's cost goes
+  // diagnostics (not in the default run; --subjects bare,diag-noop,diag-scan,headers,shield-noheaders,shield):
+  // where shield's cost goes: an empty middleware, scanObject over the query and path alone, the
+  // 16 headers alone, helmet alone, shield without its headers
   'shield-noheaders': async (app) => { app.use(express.json()); app.use(express.urlencoded({ extended: false })); app.use(shieldPkg.shield({ telemetry: false, headers: false })); },
   headers: async (app) => { app.use(express.json()); app.use(express.urlencoded({ extended: false })); app.use(shieldPkg.securityHeaders()); },
+  'diag-scan': async (app) => { app.use(express.json()); app.use(express.urlencoded({ extended: false })); app.use((req, res, next) => { shieldPkg.scanObject({ query: req.query, path: req.url.split('?')[0].split('/') }); next(); }); },
+  'diag-noop': async (app) => { app.use(express.json()); app.use(express.urlencoded({ extended: false })); app.use((req, res, next) => { next(); }); },
   helmet: async (app) => { const { default: helmet } = await import('helmet'); app.use(helmet()); app.use(express.json()); app.use(express.urlencoded({ extended: false })); },
 };
 

@@ -1,12 +1,17 @@
 // `npm run bench:http`: shield() against bare Express and the libraries apps use today, in one
 // run, over real HTTP on 127.0.0.1.
 //
-//   node bench/http.mjs [--rounds R] [--duration S] [--warmup S] [--telemetry-requests N] [--connections C] [--subjects a,b] [--out FILE]
+//   node bench/http.mjs [--rounds R] [--duration S] [--rate N] [--warmup S] [--telemetry-requests N] [--connections C] [--subjects a,b] [--out FILE]
 //
 // Each subject is its own server process (bench/http-server.mjs) so process.cpuUsage() there
 // counts only that server's work; autocannon drives it from this process. Per subject and
-// scenario: a warm-up, then R rounds (default 5) of S seconds (default 3), the subjects taking
-// turns within each round, and the medians of the rounds; req/s (and its ratio to bare Express) and the server's
+// scenario: a warm-up, then R rounds (default 4), the subjects taking turns within each round, and
+// the medians of the rounds. Each round is two runs of S seconds (default 2.5): one at full load
+// (8 connections, as fast as the server answers) for req/s, and one paced at N requests per
+// second (default 2000, below every subject's capacity) for CPU per request. At full load the
+// CPU per request of a slower server is inflated by its own slowness (fewer requests per
+// event-loop wake-up, the load generator competing for the same 2 cores), so CPU is read at
+// the same pace for everyone. req/s (and its ratio to bare Express) and the server's
 // CPU microseconds per request (and what it adds to bare Express's). Scenarios: a GET with a
 // query, a 1 KB JSON POST, and the same POST carrying an attack. Telemetry: shield() with the
 // three SHIELD_* variables set, sending to a local sink process, against shield() without, over
@@ -24,10 +29,12 @@ const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1] : dflt;
 };
-const DURATION = Number(arg('duration', 3));
-const ROUNDS = Number(arg('rounds', 5));
+const DURATION = Number(arg('duration', 2.5));
+const ROUNDS = Number(arg('rounds', 4));
+const RATE = Number(arg('rate', 2000));
 const WARMUP = Number(arg('warmup', 2));
 const TELEMETRY_REQUESTS = Number(arg('telemetry-requests', 100000));
+const TELEMETRY_RATE = Number(arg('telemetry-rate', 3000));
 const CONNECTIONS = Number(arg('connections', 8));
 const ALL = ['bare', 'shield', 'shield-block', 'patchwork', 'aikido'];
 const subjects = arg('subjects', ALL.join(',')).split(',');
@@ -135,7 +142,12 @@ for (const sc of SCENARIOS.filter((_, i) => scenarioFilter === null || scenarioF
     running[subject] = { srv, rounds: [] };
   }
   for (let round = 0; round < ROUNDS; round++) {
-    for (const subject of Object.keys(running)) running[subject].rounds.push(await timed(running[subject].srv, sc, { duration: DURATION }));
+    for (const subject of Object.keys(running)) {
+      const { srv, rounds } = running[subject];
+      const sat = await timed(srv, sc, { duration: DURATION });
+      const paced = await timed(srv, sc, { duration: DURATION, overallRate: RATE });
+      rounds.push({ ...sat, cpuUsPerReq: paced.cpuUsPerReq, satCpuUsPerReq: sat.cpuUsPerReq });
+    }
   }
   const rows = {};
   for (const [subject, { srv, rounds }] of Object.entries(running)) {
@@ -156,21 +168,38 @@ for (const sc of SCENARIOS.filter((_, i) => scenarioFilter === null || scenarioF
 
 if (process.argv.includes('--no-telemetry')) process.exit(0);
 // telemetry: shield() with and without, GET scenario, to a local sink in another process
-console.log(`\n--- telemetry on (to a local sink) vs off: shield(), GET with a query, ${TELEMETRY_REQUESTS} requests each ---`);
+console.log(`\n--- telemetry on (to a local sink) vs off: shield(), GET with a query, ${TELEMETRY_REQUESTS} requests each at ${TELEMETRY_RATE} req/s, in 5 alternating rounds ---`);
 const sinkProc = fork(new URL('./http-sink.mjs', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 const [sink] = await once(sinkProc, 'message');
 const env = {
   SHIELD_ENDPOINT: `http://127.0.0.1:${sink.port}`, SHIELD_WORKSPACE_ID: '3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f', SHIELD_KEY: 'sk_bench_0123456789',
 };
-const off = await measure('shield', SCENARIOS[0], { amount: TELEMETRY_REQUESTS });
-const on = await measure('shield-telemetry', SCENARIOS[0], { amount: TELEMETRY_REQUESTS }, env);
+// interleaved: 5 rounds, each a fifth of the requests to one server and then the other, paced
+const offSrv = await startSubject('shield');
+const onSrv = await startSubject('shield-telemetry', env);
+await load(offSrv.url, SCENARIOS[0], { duration: WARMUP });
+await load(onSrv.url, SCENARIOS[0], { duration: WARMUP });
+const per = Math.ceil(TELEMETRY_REQUESTS / 5);
+const offRounds = [];
+const onRounds = [];
+for (let round = 0; round < 5; round++) {
+  offRounds.push(await timed(offSrv, SCENARIOS[0], { amount: per, overallRate: TELEMETRY_RATE }));
+  onRounds.push(await timed(onSrv, SCENARIOS[0], { amount: per, overallRate: TELEMETRY_RATE }));
+}
+const sumCpu = (rs) => rs.reduce((n, r) => n + r.cpuUsPerReq * r.total, 0) / rs.reduce((n, r) => n + r.total, 0);
+const off = { cpuUsPerReq: sumCpu(offRounds), requests: offRounds.reduce((n, r) => n + r.total, 0) };
+const on = { cpuUsPerReq: sumCpu(onRounds), requests: onRounds.reduce((n, r) => n + r.total, 0), telemetry: onRounds[onRounds.length - 1].telemetry };
+const diffs = onRounds.map((r, i) => r.cpuUsPerReq - offRounds[i].cpuUsPerReq);
+await stop(offSrv);
+await stop(onSrv);
 const got = await request(sinkProc, { count: true }, 'events');
 sinkProc.send({ exit: true });
 const addedTelemetry = on.cpuUsPerReq - off.cpuUsPerReq;
-console.log(`shield, telemetry off: ${off.cpuUsPerReq.toFixed(2)} us CPU/request, ${Math.round(off.rps)} req/s`);
-console.log(`shield, telemetry on:  ${on.cpuUsPerReq.toFixed(2)} us CPU/request, ${Math.round(on.rps)} req/s; sink received ${got.events} events in ${got.batches} batches; client stats ${JSON.stringify(on.telemetry)}`);
+console.log(`shield, telemetry off: ${off.cpuUsPerReq.toFixed(2)} us CPU/request over ${off.requests} requests`);
+console.log(`per-round differences (on - off): ${diffs.map((d) => d.toFixed(1)).join(', ')} us`);
+console.log(`shield, telemetry on:  ${on.cpuUsPerReq.toFixed(2)} us CPU/request over ${on.requests} requests; sink received ${got.events} events in ${got.batches} batches; client stats ${JSON.stringify(on.telemetry)}`);
 console.log(`telemetry adds ${addedTelemetry.toFixed(2)} us CPU per request (target <= ${TARGET_TELEMETRY_US}): ${addedTelemetry <= TARGET_TELEMETRY_US ? 'met' : 'NOT met'}`);
-results.telemetry = { requests: TELEMETRY_REQUESTS, off, on, sink: got, addedUs: addedTelemetry };
+results.telemetry = { requests: TELEMETRY_REQUESTS, rate: TELEMETRY_RATE, off, on, diffs, sink: got, addedUs: addedTelemetry };
 
 console.log('\n=== targets ===');
 for (const [name, rows] of Object.entries(results.scenarios)) {
