@@ -11,9 +11,16 @@ export type TrustProxy = number | readonly string[];
 /** Resolves the client address from the socket peer and the X-Forwarded-For header. */
 export type ClientIpResolver = (peer: string, forwardedFor: string | string[] | undefined) => string;
 
-/** Strips the IPv4-mapped prefix (`::ffff:1.2.3.4` is 1.2.3.4) and an IPv6 zone. */
+/** Strips the IPv4-mapped prefix (`::ffff:1.2.3.4` is 1.2.3.4), an IPv6 zone, and a port some proxies append (`1.2.3.4:5555`, `[2001:db8::1]:443`). */
 export function normalizeIp(ip: string): string {
   let s = ip;
+  if (s.charCodeAt(0) === 91) {
+    const close = s.indexOf(']');
+    if (close > 0) s = s.slice(1, close);
+  } else {
+    const colon = s.indexOf(':');
+    if (colon > 0 && s.indexOf(':', colon + 1) < 0 && isIP(s.slice(0, colon)) === 4) s = s.slice(0, colon);
+  }
   const zone = s.indexOf('%');
   if (zone >= 0) s = s.slice(0, zone);
   if (s.length > 7 && s.charCodeAt(0) === 58 && s.slice(0, 7).toLowerCase() === '::ffff:' && isIP(s.slice(7)) === 4) return s.slice(7);
@@ -67,8 +74,11 @@ export function compileTrustProxy(option: TrustProxy): ClientIpResolver {
       trusted.addAddress(addr, type);
       continue;
     }
-    const prefix = Number(entry.slice(slash + 1));
-    if (!Number.isInteger(prefix) || prefix < 0 || prefix > (family === 4 ? 32 : 128)) {
+    const digits = entry.slice(slash + 1).trim();
+    let ok = digits.length >= 1 && digits.length <= 3;
+    for (let i = 0; i < digits.length; i++) if (digits.charCodeAt(i) < 48 || digits.charCodeAt(i) > 57) ok = false;
+    const prefix = ok ? Number(digits) : -1; // '' would read as 0: trust everyone
+    if (prefix < 0 || prefix > (family === 4 ? 32 : 128)) {
       throw new TypeError(`shield: option "trustProxy": ${JSON.stringify(entry)} has a bad prefix length`);
     }
     trusted.addSubnet(addr, prefix, type);

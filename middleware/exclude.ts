@@ -16,8 +16,9 @@ export interface CompiledExclude {
 
 const LOCATIONS = new Set(['query', 'body', 'path', 'cookie']);
 
+// Express matches routes case-insensitively by default: so does exclude
 function segments(path: string): string[] {
-  return path.split('/').filter((s) => s.length > 0);
+  return path.toLowerCase().split('/').filter((s) => s.length > 0);
 }
 
 /** Checks the option; a TypeError names the bad entry. */

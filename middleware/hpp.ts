@@ -4,6 +4,8 @@
 // `req.bodyPolluted` for form bodies); whitelisted names keep their arrays. JSON bodies are
 // left alone: an array there is the client's explicit choice, not a repeated parameter.
 
+import { define } from './rewrite.js';
+
 export interface HppOptions {
   /** Parameter names allowed to repeat (they keep their arrays). */
   whitelist?: readonly string[];
@@ -41,19 +43,19 @@ export function dedupe(params: unknown, hpp: CompiledHpp): Deduped | null {
     if (!Array.isArray(v) || hpp.whitelist.has(key)) continue;
     if (out === null) {
       const copy = Object.create(Object.getPrototypeOf(params) === null ? null : Object.prototype) as Record<string, unknown>;
-      for (const k of Object.keys(params)) Object.defineProperty(copy, k, { value: (params as Record<string, unknown>)[k], writable: true, enumerable: true, configurable: true });
+      for (const k of Object.keys(params)) define(copy, k, (params as Record<string, unknown>)[k]);
       out = { value: copy, polluted: Object.create(null) as Record<string, unknown[]> };
     }
-    Object.defineProperty(out.polluted, key, { value: v, writable: true, enumerable: true, configurable: true });
+    define(out.polluted, key, v);
     // defined, never assigned: a key named __proto__ must stay a plain property
-    Object.defineProperty(out.value, key, { value: v.length === 0 ? '' : v[v.length - 1], writable: true, enumerable: true, configurable: true });
+    define(out.value, key, v.length === 0 ? '' : v[v.length - 1]);
   }
   return out;
 }
 
 /** Replaces `req.query` with a plain value (Express 5 defines it as a getter that re-parses the URL). */
 export function setQuery(req: object, value: unknown): void {
-  Object.defineProperty(req, 'query', { value, writable: true, enumerable: true, configurable: true });
+  define(req, 'query', value);
 }
 
 function isForm(req: { headers: Record<string, string | string[] | undefined> }): boolean {

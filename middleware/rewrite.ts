@@ -14,8 +14,16 @@ export interface Edit {
   structural: boolean;
 }
 
+// A null-prototype descriptor, reused: a descriptor literal inherits from Object.prototype, and a
+// polluted Object.prototype.get would turn the definition into an accessor.
+const descriptor: PropertyDescriptor = Object.assign(Object.create(null) as PropertyDescriptor, {
+  value: undefined, writable: true, enumerable: true, configurable: true,
+});
+
 function define(target: object, key: string | number, value: unknown): void {
-  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  descriptor.value = value;
+  Object.defineProperty(target, key, descriptor);
+  descriptor.value = undefined;
 }
 
 function hasOwn(o: object, k: string | number): boolean {
@@ -37,6 +45,8 @@ function containerOf(root: object, path: Path): Record<string | number, unknown>
  * or dropped key never strands an edit below it. `isDangerousKey` says whether a sanitized key
  * name is itself an operator or prototype key (then it is dropped, not renamed).
  */
+export { define };
+
 export function applyEdits(root: object, edits: Edit[], engine: Engine, isDangerousKey: (name: string) => boolean): void {
   edits.sort((a, b) => b.path.length - a.path.length || (a.part === b.part ? 0 : a.part === 'value' ? -1 : 1));
   const done = new Set<string>();

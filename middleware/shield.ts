@@ -14,7 +14,7 @@ import { compileTrustProxy, normalizeIp, type TrustProxy, type ClientIpResolver 
 import { compileExclude, type ExcludeOptions } from './exclude.js';
 import { compileHpp, dedupe, setQuery, type HppOptions } from './hpp.js';
 import { createIpHasher, ipHashKey } from './ip-hash.js';
-import { applyEdits, type Edit } from './rewrite.js';
+import { applyEdits, define, type Edit } from './rewrite.js';
 import { normalizeRoute, routeTemplate } from './route.js';
 import { securityHeaderSetter, type SecurityHeadersOptions } from './security-headers.js';
 import { LOCAL_WORKSPACE_ID, SDK_NAME, SDK_VERSION, type Action, type DecisionEvent } from './event.js';
@@ -90,6 +90,8 @@ interface Req {
   socket: { remoteAddress?: string };
   queryPolluted?: Record<string, unknown[]>;
   bodyPolluted?: Record<string, unknown[]>;
+  cookies?: unknown;
+  signedCookies?: unknown;
 }
 interface Res {
   statusCode: number;
@@ -152,22 +154,48 @@ function checkOptions(o: ShieldOptions): void {
   }
 }
 
-/** Cookie header -> [name, value] pairs (first of a repeated name wins, as cookie parsers do). */
-function parseCookies(header: string): Array<[string, string]> {
-  const out: Array<[string, string]> = [];
-  const seen = new Set<string>();
-  let i = 0;
+/** One cookie of a Cookie header: its name and value, and where the value and the whole pair sit in the header. */
+interface CookieEntry {
+  name: string;
+  value: string;
+  /** The value as scanned: cookie-parser's JSON cookies (`j:{...}`) without their prefix. */
+  scanned: string;
+  json: boolean;
+  valueStart: number;
+  valueEnd: number;
+  pairStart: number;
+  pairEnd: number; // past the `;` that ends the pair, if any
+}
+
+/** Every pair of a Cookie header (repeated names too: parsers differ on which one wins), in one linear pass. */
+function parseCookies(header: string): CookieEntry[] {
+  const out: CookieEntry[] = [];
   const n = header.length;
-  while (i < n && out.length < 200) {
+  let i = 0;
+  let eq = -1; // the next '=' at or after i, kept while it lies beyond the current pair (no rescans)
+  while (i < n) {
     let end = header.indexOf(';', i);
     if (end < 0) end = n;
-    const eq = header.indexOf('=', i);
-    if (eq > i && eq < end) {
-      const name = header.slice(i, eq).trim();
-      const value = header.slice(eq + 1, end).trim();
-      if (name.length > 0 && !seen.has(name)) {
-        seen.add(name);
-        out.push([name, value]);
+    if (eq < i) eq = header.indexOf('=', i);
+    if (eq < 0) eq = n;
+    if (eq < end) {
+      let ns = i;
+      let ne = eq;
+      while (ns < ne && header.charCodeAt(ns) <= 32) ns++;
+      while (ne > ns && header.charCodeAt(ne - 1) <= 32) ne--;
+      let vs = eq + 1;
+      let ve = end;
+      while (vs < ve && header.charCodeAt(vs) <= 32) vs++;
+      while (ve > vs && header.charCodeAt(ve - 1) <= 32) ve--;
+      if (ne > ns) {
+        const value = header.slice(vs, ve);
+        // what a cookie parser hands the app: percent-decoded, and JSON cookies without `j:`
+        let decoded = value;
+        if (value.indexOf('%') >= 0) {
+          try { decoded = decodeURIComponent(value); } catch { /* malformed: the engine decodes what it can */ }
+        }
+        const json = decoded.startsWith('j:');
+        out.push({ name: header.slice(ns, ne), value, scanned: json ? decoded.slice(2) : decoded, json, valueStart: vs, valueEnd: ve, pairStart: i, pairEnd: end < n ? end + 1 : n });
       }
     }
     i = end + 1;
@@ -185,6 +213,46 @@ function isTextType(req: Req): boolean {
   if (typeof ct !== 'string') return false;
   const t = ct.toLowerCase();
   return t.startsWith('text/') || t.includes('xml') || t.includes('json') || t.startsWith('application/x-www-form-urlencoded');
+}
+
+/** Parameter pollution, after the scan (so every repeated value was judged and, if need be, rewritten). */
+function resolvePollution(req: Req, query: unknown, hpp: ReturnType<typeof compileHpp>): void {
+  const q = dedupe(query, hpp);
+  req.queryPolluted = q === null ? (Object.create(null) as Record<string, unknown[]>) : q.polluted;
+  if (q !== null) setQuery(req, q.value);
+  const ct = req.headers['content-type'];
+  if (hpp.body && req.body !== undefined && typeof ct === 'string' && ct.toLowerCase().startsWith('application/x-www-form-urlencoded')) {
+    const b = dedupe(req.body, hpp);
+    req.bodyPolluted = b === null ? (Object.create(null) as Record<string, unknown[]>) : b.polluted;
+    if (b !== null) req.body = b.value;
+  }
+}
+
+/**
+ * Splices the rewritten cookies into the original header (every other byte stays), and updates
+ * `req.cookies` / `req.signedCookies` when a cookie parser already ran.
+ */
+function rewriteCookies(req: Req, header: string, cookies: CookieEntry[], edits: Map<number, 'drop' | 'value'>, engine: Engine): void {
+  let out = header;
+  const order = [...edits.keys()].sort((a, b) => b - a); // from the end: earlier offsets stay valid
+  const jars = [req.cookies, req.signedCookies].filter((j): j is Record<string, unknown> => j !== null && typeof j === 'object');
+  for (const idx of order) {
+    const c = cookies[idx]!;
+    if (edits.get(idx) === 'drop') {
+      out = out.slice(0, c.pairStart) + out.slice(c.pairEnd);
+      for (const jar of jars) if (Object.prototype.hasOwnProperty.call(jar, c.name)) delete jar[c.name];
+      continue;
+    }
+    const clean = engine.sanitize(c.scanned);
+    out = out.slice(0, c.valueStart) + (c.json ? 'j:' : '') + encodeURIComponent(clean) + out.slice(c.valueEnd);
+    for (const jar of jars) {
+      if (Object.prototype.hasOwnProperty.call(jar, c.name)) define(jar, c.name, clean);
+    }
+  }
+  // a dropped last pair leaves "...; " behind: trim it (a loop, no regular expression on request data)
+  let e = out.length;
+  while (e > 0 && (out.charCodeAt(e - 1) <= 32 || out.charCodeAt(e - 1) === 59)) e--;
+  req.headers.cookie = out.slice(0, e);
 }
 
 /**
@@ -272,63 +340,79 @@ export function shield(options: ShieldOptions = {}): (req: Req, res: Res, next: 
   };
 
   return function shieldMiddleware(req: Req, res: Res, next: Next): void {
-    let query: unknown;
+    // once findings are known, a fault while acting on them refuses the request (never a silent pass)
+    let pending: { top: RequestFinding; context: DecisionContext } | null = null;
     try {
       if (setHeaders !== null) setHeaders(req, res);
       const url = req.originalUrl ?? req.url;
       if (exclude.route(url)) { next(); return; }
 
-      query = req.query; // Express 5 re-parses on every read: read once
-      if (hppConf !== null) {
-        const q = dedupe(query, hppConf);
-        req.queryPolluted = q === null ? Object.create(null) : q.polluted;
-        if (q !== null) { query = q.value; setQuery(req, query); }
-        if (hppConf.body && req.body !== undefined && req.headers['content-type']?.toString().toLowerCase().startsWith('application/x-www-form-urlencoded')) {
-          const b = dedupe(req.body, hppConf);
-          req.bodyPolluted = b === null ? Object.create(null) : b.polluted;
-          if (b !== null) req.body = b.value;
-        }
-      }
-
-      // everything the engine sees, under one null-prototype root: one walk, one wasm call
-      const root = Object.create(null) as Record<Location, unknown>;
+      // everything the engine sees, under one null-prototype root: one walk, one wasm call. The
+      // query and form bodies are scanned before parameter pollution is resolved, so every
+      // repeated value is judged (and rewritten), not only the one that wins.
+      const root = Object.create(null) as Record<string, unknown>;
+      const query = req.query; // Express 5 re-parses on every read: read once
       if (query !== undefined && query !== null && (typeof query !== 'object' || Object.keys(query).length > 0)) root.query = query;
-      let body = req.body;
       let bodyWasBuffer = false;
+      const body = req.body;
       if (body === undefined) {
         if (hasBody(req)) warnOnce('parsers', 'a request body arrived before any body parser ran, so bodies are not scanned: mount shield() after express.json() and express.urlencoded()');
       } else if (Buffer.isBuffer(body)) {
-        if (isTextType(req)) { body = body.toString('utf8'); bodyWasBuffer = true; root.body = body; }
+        if (isTextType(req)) { root.body = body.toString('utf8'); bodyWasBuffer = true; }
       } else if (body !== null && (typeof body === 'object' || typeof body === 'string')) {
         root.body = body;
       }
+      // the path: the whole raw path at index 0 (traversal spread over segments: /a/../../etc),
+      // then each segment (what a route parameter will hold)
       const q = url.indexOf('?');
       const rawPath = q >= 0 ? url.slice(0, q) : url;
       const segs = rawPath.split('/');
-      // only segments that could hold anything: most paths are short plain names
-      let pathHasText = false;
-      for (let i = 1; i < segs.length; i++) if (segs[i]!.length > 0) { pathHasText = true; break; }
-      if (pathHasText) root.path = segs.slice(); // edited in place: segs keeps the originals
-      let cookiePairs: Array<[string, string]> | null = null;
+      if (rawPath.length > 1) {
+        const p = segs.slice();
+        p[0] = rawPath;
+        root.path = p;
+      }
+      let cookies: CookieEntry[] | null = null;
       const cookieHeader = scanCookies ? req.headers.cookie : undefined;
       if (typeof cookieHeader === 'string' && cookieHeader.length > 0) {
-        cookiePairs = parseCookies(cookieHeader);
-        const jar = Object.create(null) as Record<string, string>;
-        for (const [k, v] of cookiePairs) jar[k] = v;
-        root.cookie = jar;
+        cookies = parseCookies(cookieHeader);
+        if (cookies.length > 0) {
+          root.cookie = cookies.map((c) => c.scanned);
+          root.cookieName = cookies.map((c) => c.name);
+        }
       }
 
       const raw = scanObject(root, limits);
       const findings: RequestFinding[] = [];
+      const wholePath: RequestFinding[] = [];
       for (const f of raw) {
-        if (exclude.hasFields && exclude.field(f.path)) continue;
-        findings.push({
+        const where = f.path[0] as string;
+        let location = where as Location;
+        let path = f.path.slice(1);
+        let part = f.part;
+        if (where === 'cookie' || where === 'cookieName') {
+          // cookies are reported by name; a hostile name counts as the key
+          location = 'cookie';
+          const c = cookies![f.path[1] as number]!;
+          path = [c.name, ...f.path.slice(2)];
+          if (where === 'cookieName') part = 'key';
+        }
+        const rf: RequestFinding = {
           vector: f.vector, rule: f.rule, matched: f.matched, start: f.start, end: f.end,
-          location: f.path[0] as Location, path: f.path.slice(1), part: f.part,
-          severity: severityOf.get(f.rule) ?? 'medium',
-        });
+          location, path, part, severity: severityOf.get(f.rule) ?? 'medium',
+        };
+        // operator and prototype keys are never exempted by a field exclude
+        if (exclude.hasFields && !structuralRules.has(f.rule) && exclude.field([location, ...path])) continue;
+        if (where === 'path' && f.path[1] === 0) { rf.path = []; wholePath.push(rf); continue; }
+        findings.push(rf);
       }
+      // the whole path repeats what its segments hold: keep only what no segment reports
+      const segmentRules = new Set(findings.filter((f) => f.location === 'path').map((f) => f.rule));
+      let crossSegment = false; // a finding only the whole path shows (traversal spread over segments)
+      for (const f of wholePath) if (!segmentRules.has(f.rule)) { findings.push(f); crossSegment = true; }
+
       if (findings.length === 0) {
+        if (hppConf !== null) resolvePollution(req, root.query, hppConf);
         emitOnClose(req, res, 'allow', 'passed', null, { findings, incident: null });
         next();
         return;
@@ -338,38 +422,60 @@ export function shield(options: ShieldOptions = {}): (req: Req, res: Res, next: 
       const top = findings[0]!;
       const incident = randomUUID();
       const context: DecisionContext = { findings, incident };
+      pending = { top, context };
       if (block) {
         refuse(req, res, 403, { error: 'blocked', vector: top.vector, incident }, top, context);
         return;
       }
       if (observe) {
+        if (hppConf !== null) resolvePollution(req, root.query, hppConf);
         emitOnClose(req, res, 'allow', 'observed', top, context);
         next();
         return;
       }
+      // a path rewrite needs the whole URL: shield() mounted under a prefix sees only part of it
+      if (findings.some((f) => f.location === 'path') && req.url !== url) {
+        refuse(req, res, 403, { error: 'blocked', vector: top.vector, incident }, top, context);
+        return;
+      }
 
       // sanitize: only the keys and values with a finding change
-      const edits: Edit[] = findings.map((f) => ({
-        path: [f.location, ...f.path], part: f.part, structural: f.part === 'key' && structuralRules.has(f.rule),
-      }));
+      const edits: Edit[] = [];
+      const cookieEdits = new Map<number, 'drop' | 'value'>();
+      for (const f of raw) {
+        const where = f.path[0];
+        if (where !== 'query' && where !== 'body' && where !== 'path') continue;
+        if (exclude.hasFields && !structuralRules.has(f.rule) && exclude.field(f.path)) continue;
+        edits.push({ path: f.path, part: f.part, structural: f.part === 'key' && structuralRules.has(f.rule) });
+      }
+      for (const f of raw) {
+        const where = f.path[0];
+        if (where !== 'cookie' && where !== 'cookieName') continue;
+        const idx = f.path[1] as number;
+        if (exclude.hasFields && !structuralRules.has(f.rule) && exclude.field(['cookie', cookies![idx]!.name])) continue;
+        if (where === 'cookieName') cookieEdits.set(idx, 'drop');
+        else if (cookieEdits.get(idx) !== 'drop') cookieEdits.set(idx, 'value');
+      }
       applyEdits(root, edits, engine, (name) => keyFindings(kc, name) !== null);
-      const touched = new Set(findings.map((f) => f.location));
+      const touched = new Set(edits.map((e) => e.path[0]));
       if (touched.has('query')) setQuery(req, root.query);
       if (touched.has('body')) req.body = bodyWasBuffer ? Buffer.from(root.body as string, 'utf8') : root.body;
       if (touched.has('path')) {
-        const out = (root.path as string[]).map((s, i) => (s === segs[i] ? s : encodeURIComponent(s)));
-        const rest = q >= 0 ? url.slice(q) : '';
-        const newUrl = out.join('/') + rest;
-        // req.url is relative to a router's mount point; at app level it is the whole URL
-        if (req.url === url) req.url = newUrl;
+        const p = root.path as string[];
+        let newPath: string;
+        if (crossSegment && p[0] !== rawPath) {
+          // a finding spread over segments: the whole path's sanitized text, re-encoded segment by segment
+          newPath = p[0]!.split('/').map((x) => encodeURIComponent(x)).join('/');
+          if (newPath.charCodeAt(0) !== 47) newPath = `/${newPath}`;
+        } else {
+          newPath = p.map((x, i) => (i === 0 ? '' : x === segs[i] ? x : encodeURIComponent(x))).join('/');
+        }
+        const newUrl = newPath + (q >= 0 ? url.slice(q) : '');
+        req.url = newUrl;
         req.originalUrl = newUrl;
       }
-      if (touched.has('cookie') && cookiePairs !== null) {
-        // untouched cookies keep their exact bytes; rewritten ones are percent-encoded
-        const jar = root.cookie as Record<string, string>;
-        const before = new Map(cookiePairs);
-        req.headers.cookie = Object.keys(jar).map((k) => `${k}=${before.get(k) === jar[k] ? jar[k] : encodeURIComponent(jar[k]!)}`).join('; ');
-      }
+      if (cookieEdits.size > 0 && cookies !== null && typeof cookieHeader === 'string') rewriteCookies(req, cookieHeader, cookies, cookieEdits, engine);
+      if (hppConf !== null) resolvePollution(req, root.query, hppConf);
       emitOnClose(req, res, 'deny', 'sanitized', top, context);
       next();
     } catch (err) {
@@ -387,8 +493,20 @@ export function shield(options: ShieldOptions = {}): (req: Req, res: Res, next: 
         refuse(req, res, 413, { error: 'too_large', vector: 'limits', incident }, top, { findings: [top], incident });
         return;
       }
-      // an infrastructure fault: fail open, logged once
+      if (pending !== null && !observe) {
+        // hostile input and a fault while neutralizing it: refuse rather than pass it on
+        warnOnce('fault-after', `internal error while acting on findings, request refused (logged once): ${(err as Error)?.stack ?? String(err)}`);
+        refuse(req, res, 403, { error: 'blocked', vector: pending.top.vector, incident: pending.context.incident! }, pending.top, pending.context);
+        return;
+      }
+      // an infrastructure fault before anything was found: fail open, logged once, reported as unscanned
       warnOnce('fault', `internal error, request passed unscanned (logged once): ${(err as Error)?.stack ?? String(err)}`);
+      const top: RequestFinding = {
+        vector: 'engine', rule: 'patterns.engine.fault', matched: '', start: 0, end: 0, location: 'query', path: [], part: 'value', severity: 'high',
+      };
+      try {
+        emitOnClose(req, res, 'allow', 'passed', top, { findings: [top], incident: null });
+      } catch { /* nothing more to do */ }
       next();
     }
   };

@@ -18,6 +18,8 @@ describe('client address', () => {
     [1, '10.0.0.2', 'not-an-ip', '10.0.0.2'],
     [0, '10.0.0.2', '198.51.100.1', '10.0.0.2'],
     [1, '10.0.0.2', ['198.51.100.1', '203.0.113.5'], '203.0.113.5'],
+    [1, '10.0.0.2', '198.51.100.1, 203.0.113.5:5555', '203.0.113.5'],
+    [1, '10.0.0.2', '[2001:db8::7]:443', '2001:db8::7'],
   ])('hop count %s, peer %s, X-Forwarded-For %j -> %s', (hops, peer, xff, want) => {
     expect(compileTrustProxy(hops)(peer, xff)).toBe(want);
   });
@@ -33,7 +35,7 @@ describe('client address', () => {
   });
 
   it('bad trustProxy values are TypeErrors naming the option', () => {
-    for (const bad of [-1, 1.5, 99, 'x', ['x'], ['10.0.0.0/33'], [7]]) expect(() => compileTrustProxy(bad)).toThrow(/trustProxy/);
+    for (const bad of [-1, 1.5, 99, 'x', ['x'], ['10.0.0.0/33'], [7], ['10.0.0.0/'], ['10.0.0.0/ '], ['10.0.0.0/8x'], ['10.0.0.0/-1']]) expect(() => compileTrustProxy(bad)).toThrow(/trustProxy/);
   });
 
   it('IPv6 addresses are keyed by their /64; IPv4 (also mapped) by the address', () => {
@@ -87,7 +89,7 @@ describe('exclude', () => {
   const ex = compileExclude({ routes: ['/v1/events', '/admin/*', '/users/:id/bio'], fields: ['body.html', 'body.items.*.text', 'cookie.tracking'] });
   it.each([
     ['/v1/events', true], ['/v1/events/', true], ['/v1/events?x=1', true], ['/v1/eventsx', false], ['/v1', false],
-    ['/admin', true], ['/admin/users/1', true], ['/users/7/bio', true], ['/users/7/bio/x', false], ['/other', false],
+    ['/admin', true], ['/admin/users/1', true], ['/V1/Events', true], ['/ADMIN/x', true], ['/users/7/bio', true], ['/users/7/bio/x', false], ['/other', false],
   ])('route %s -> %s', (path, want) => {
     expect(ex.route(path)).toBe(want);
   });

@@ -6,6 +6,7 @@
 
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import { shield, sanitizeString, scan } from '../../dist/middleware/index.js';
 import { loadVectors, DETECTOR_FILES } from '../support/vectors.mjs';
 import { EXPRESSES, listen, waitFor } from './support.mjs';
@@ -248,6 +249,119 @@ describe.each(EXPRESSES)('%s', (_name, express) => {
       }
       expect(warnings.filter((w) => w.includes('onDecision threw')).length).toBeLessThanOrEqual(1);
       await s2.close();
+    });
+  });
+
+  describe('what an attacker could try around the walk', () => {
+    // a request exactly as written (fetch would normalize the path)
+    const raw = (url, path, headers = {}) => new Promise((resolve, reject) => {
+      const u = new URL(url);
+      const r = http.request({ host: u.hostname, port: u.port, path, headers }, (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode, body }));
+      });
+      r.on('error', reject);
+      r.end();
+    });
+
+    it('traversal spread over path segments is found (the whole path is scanned too) and blocked or rewritten', async () => {
+      for (const mode of [{ block: true }, {}]) {
+        const events = [];
+        const app = express();
+        app.use(shield({ telemetry: false, ...mode, onDecision: (e) => events.push(e) }));
+        app.use((req, res) => res.json({ url: req.url }));
+        const s = await listen(app);
+        const out = await raw(s.url, '/files/../../../etc/passwd');
+        await waitFor(() => events.length === 1);
+        expect(events[0].vector).toBe('path');
+        if (mode.block) expect(out.status).toBe(403);
+        else {
+          expect(out.status).toBe(200);
+          expect(JSON.parse(out.body).url).not.toContain('..');
+        }
+        await s.close();
+      }
+    });
+
+    it('a path finding under a mount prefix (where req.url cannot be rewritten whole) is refused', async () => {
+      const events = [];
+      const app = express();
+      app.use('/api', shield({ telemetry: false, onDecision: (e) => events.push(e) }));
+      app.get('/api/files/:name', (req, res) => res.json({ name: req.params.name }));
+      const s = await listen(app);
+      const out = await raw(s.url, '/api/files/..%2f..%2fetc%2fpasswd');
+      expect(out.status).toBe(403);
+      await waitFor(() => events.length === 1);
+      expect(events[0]).toMatchObject({ decision: 'deny', action: 'blocked', vector: 'path' });
+      await s.close();
+    });
+
+    it('exclude.fields never exempts operator or prototype keys below the field', async () => {
+      const { app, events } = makeApp(express, { block: true, exclude: { fields: ['body.profile', 'query.q'] } });
+      const s = await listen(app);
+      for (const body of ['{"profile":{"__proto__":{"isAdmin":true}}}', '{"profile":{"email":{"$ne":null}}}']) {
+        events.length = 0;
+        const res = await fetch(`${s.url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        expect(res.status, body).toBe(403);
+      }
+      const ok = await fetch(`${s.url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"profile":{"bio":"<script>x</script>"}}' });
+      expect(ok.status).toBe(200);
+      await s.close();
+    });
+
+    it('every repeated parameter is judged, not only the last; the polluted arrays hold rewritten values', async () => {
+      const b = makeApp(express, { block: true });
+      const sb = await listen(b.app);
+      expect((await fetch(`${sb.url}/echo?q=<script>alert(1)</script>&q=x`)).status).toBe(403);
+      const form = await fetch(`${sb.url}/echo`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=<script>x</script>&a=ok' });
+      expect(form.status).toBe(403);
+      await sb.close();
+      const app = express();
+      app.use(shield({ telemetry: false }));
+      app.get('/p', (req, res) => res.json({ q: req.query.q, polluted: req.queryPolluted }));
+      const s = await listen(app);
+      const out = await (await fetch(`${s.url}/p?q=<script>alert(1)</script>&q=x`)).json();
+      expect(out.q).toBe('x');
+      expect(out.polluted.q).toEqual([sanitizeString('<script>alert(1)</script>'), 'x']);
+      await s.close();
+    });
+
+    it('cookies: all of them are scanned, the header keeps every other byte, and req.cookies follows', async () => {
+      const events = [];
+      const app = express();
+      // a stand-in for cookie-parser mounted before shield(): req.cookies from the header, first name wins
+      app.use((req, res, next) => {
+        req.cookies = {};
+        for (const part of (req.headers.cookie ?? '').split(';')) {
+          const eq = part.indexOf('=');
+          const k = part.slice(0, eq).trim();
+          if (eq > 0 && !(k in req.cookies)) req.cookies[k] = decodeURIComponent(part.slice(eq + 1).trim());
+        }
+        next();
+      });
+      app.use(shield({ telemetry: false, onDecision: (e) => events.push(e) }));
+      app.get('/c', (req, res) => res.json({ header: req.headers.cookie, cookies: req.cookies }));
+      const s = await listen(app);
+      const many = Array.from({ length: 250 }, (_, i) => `c${i}=v${i}`).join('; ');
+      const header = `theme=dark;  lang = en ; flag; ${many}; x=<script>alert(1)</script>; theme=light`;
+      const out = await (await fetch(`${s.url}/c`, { headers: { cookie: header } })).json();
+      const clean = encodeURIComponent(sanitizeString('<script>alert(1)</script>'));
+      expect(out.header).toBe(header.replace('x=<script>alert(1)</script>', `x=${clean}`));
+      expect(out.cookies.x).toBe(sanitizeString('<script>alert(1)</script>'));
+      expect(out.cookies.c249).toBe('v249');
+      await waitFor(() => events.length === 1);
+      expect(events[0]).toMatchObject({ decision: 'deny', vector: 'xss' });
+      // a hostile cookie past the 250 others is still found; a JSON cookie (j:) is judged as JSON
+      const b = express();
+      b.use(shield({ telemetry: false, block: true }));
+      b.get('/c', (req, res) => res.send('ok'));
+      const sb = await listen(b);
+      expect((await fetch(`${sb.url}/c`, { headers: { cookie: `${many}; s=<script>alert(1)</script>` } })).status).toBe(403);
+      expect((await fetch(`${sb.url}/c`, { headers: { cookie: `q=j:${encodeURIComponent('{"$gt":""}')}` } })).status).toBe(403);
+      expect((await fetch(`${sb.url}/c`, { headers: { cookie: many } })).status).toBe(200);
+      await s.close();
+      await sb.close();
     });
   });
 
