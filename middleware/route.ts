@@ -25,6 +25,7 @@ export function idLike(seg: string): boolean {
   if (digits === n) return true; // 42
   if (digits > 0 && hex === n - countOf(seg, 45) && n >= 8) return true; // hex ids, UUIDs
   if (n >= 16 && digits > 0 && letters > 0) return true; // tokens, base64 ids
+  if (n >= 24 && letters === n) return true; // a long run of letters alone: a token, not a word of a route
   return n >= 4 && digits * 2 >= n; // mostly digits: order-2024-0042 (not v1, v2)
 }
 
@@ -37,7 +38,15 @@ function countOf(s: string, c: number): number {
 /** The path (no query string) with id-like segments as `:param`, at most 512 characters. */
 export function normalizeRoute(path: string): string {
   const q = path.indexOf('?');
-  const p = q >= 0 ? path.slice(0, q) : path;
+  let p = q >= 0 ? path.slice(0, q) : path;
+  // an absolute-form request target (GET http://host/path): the path part
+  if (p.charCodeAt(0) !== 47) {
+    const scheme = p.indexOf('://');
+    if (scheme > 0) {
+      const slash = p.indexOf('/', scheme + 3);
+      p = slash < 0 ? '/' : p.slice(slash);
+    }
+  }
   if (p.length === 0 || p.charCodeAt(0) !== 47) return '/';
   const segs = p.split('/');
   for (let i = 1; i < segs.length; i++) if (idLike(segs[i]!)) segs[i] = ':param';

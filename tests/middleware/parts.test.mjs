@@ -65,6 +65,10 @@ describe('route masking', () => {
     ['/order-2024-0042', '/:param'],
     ['/', '/'],
     ['', '/'],
+    ['/reset/abcdefghijklmnopqrstuvwxyzabcdef', '/reset/:param'],
+    ['/international-shipping-policy', '/international-shipping-policy'],
+    ['http://example.com/users/42?x=1', '/users/:param'],
+    ['http://example.com', '/'],
   ])('%s -> %s', (path, want) => {
     expect(normalizeRoute(path)).toBe(want);
   });
