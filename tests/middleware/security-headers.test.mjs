@@ -139,16 +139,11 @@ describe('Strict-Transport-Security on a real TLS socket (req.socket.encrypted)'
   let dir;
   let server;
   let port;
-  let hasOpenssl = true;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'shield-headers-'));
-    try {
-      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-days', '1',
-        '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
-    } catch {
-      hasOpenssl = false;
-      return;
-    }
+    // a throwaway certificate; .ci/run installs openssl where a machine lacks it
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-days', '1',
+      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
     const setHeaders = securityHeaderSetter({});
     // plain node:https, no Express: only the socket says it is TLS
     server = https.createServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (req, res) => {
@@ -164,8 +159,7 @@ describe('Strict-Transport-Security on a real TLS socket (req.socket.encrypted)'
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('is sent over TLS', async (ctx) => {
-    if (!hasOpenssl) ctx.skip();
+  it('is sent over TLS', async () => {
     const headers = await new Promise((resolve, reject) => {
       https.get({ host: '127.0.0.1', port, path: '/', rejectUnauthorized: false }, (res) => {
         res.resume();
