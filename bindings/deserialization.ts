@@ -909,15 +909,22 @@ class PhpParser {
     return i;
   }
 
+  /** `<len>:"`: the position after the opening quote (the length in this.count), or minus a PHP_ code. */
+  private lengthOpen(at: number): number {
+    const b = this.b;
+    const i = this.number(at, false);
+    if (i < 0) return i;
+    if (i + 1 >= b.length) return -PHP_SHORT;
+    if (b[i] !== 0x3a || b[i + 1] !== 0x22) return -PHP_BAD;
+    return i + 2;
+  }
+
   /** `<len>:"<len bytes>"`: the position after the closing quote, or minus a PHP_ code. */
   private quoted(at: number, className = false): number {
     const b = this.b;
-    let i = this.number(at, false);
+    const i = this.lengthOpen(at);
     if (i < 0) return i;
     const len = this.count;
-    if (i + 1 >= b.length) return -PHP_SHORT;
-    if (b[i] !== 0x3a || b[i + 1] !== 0x22) return -PHP_BAD;
-    i += 2;
     if (className && len === 0) return -PHP_BAD;
     const close = i + len;
     if (close >= b.length) return -PHP_SHORT;
@@ -930,12 +937,9 @@ class PhpParser {
 
   private escapedQuoted(at: number): number {
     const b = this.b;
-    let i = this.number(at, false);
+    let i = this.lengthOpen(at);
     if (i < 0) return i;
     const len = this.count;
-    if (i + 1 >= b.length) return -PHP_SHORT;
-    if (b[i] !== 0x3a || b[i + 1] !== 0x22) return -PHP_BAD;
-    i += 2;
     for (let k = 0; k < len; k++) {
       if (i >= b.length) return -PHP_SHORT;
       if (b[i] === 0x5c) {

@@ -271,7 +271,8 @@ const descriptor: PropertyDescriptor = Object.assign(Object.create(null) as Prop
   value: undefined, writable: true, enumerable: true, configurable: true,
 });
 
-function define(target: object, key: string, value: unknown): void {
+/** Defines an own data property without [[Set]] (no inherited setter runs, `__proto__` stays a plain key). */
+export function define(target: object, key: string | number, value: unknown): void {
   descriptor.value = value;
   Object.defineProperty(target, key, descriptor);
   descriptor.value = undefined;

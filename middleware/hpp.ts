@@ -4,7 +4,7 @@
 // `req.bodyPolluted` for form bodies); whitelisted names keep their arrays. JSON bodies are
 // left alone: an array there is the client's explicit choice, not a repeated parameter.
 
-import { define } from './rewrite.js';
+import { define } from '../bindings/object.js';
 
 export interface HppOptions {
   /** Parameter names allowed to repeat (they keep their arrays). */
@@ -71,9 +71,13 @@ interface HppRequest {
   bodyPolluted?: Record<string, unknown[]>;
 }
 
-/** Applies parameter-pollution resolution to a request; shield() runs the same step. */
-export function applyHpp(req: HppRequest, hpp: CompiledHpp): void {
-  const q = dedupe(req.query, hpp);
+/**
+ * Applies parameter-pollution resolution to a request. `query` is the parsed query to resolve
+ * (default `req.query`); shield() passes the object it scanned and rewrote, because Express 5's
+ * getter would parse the URL again.
+ */
+export function applyHpp(req: HppRequest, hpp: CompiledHpp, query: unknown = req.query): void {
+  const q = dedupe(query, hpp);
   req.queryPolluted = q === null ? (Object.create(null) as Record<string, unknown[]>) : q.polluted;
   if (q !== null) setQuery(req, q.value);
   if (hpp.body && req.body !== undefined && isForm(req)) {

@@ -4,6 +4,7 @@
 // sanitized text, or dropped when nothing usable is left.
 
 import type { Engine } from '../bindings/engine.js';
+import { define } from '../bindings/object.js';
 
 type Path = readonly (string | number)[];
 
@@ -12,18 +13,6 @@ export interface Edit {
   part: 'key' | 'value';
   /** The key itself is the danger (an operator or prototype key): drop it with its value. */
   structural: boolean;
-}
-
-// A null-prototype descriptor, reused: a descriptor literal inherits from Object.prototype, and a
-// polluted Object.prototype.get would turn the definition into an accessor.
-const descriptor: PropertyDescriptor = Object.assign(Object.create(null) as PropertyDescriptor, {
-  value: undefined, writable: true, enumerable: true, configurable: true,
-});
-
-function define(target: object, key: string | number, value: unknown): void {
-  descriptor.value = value;
-  Object.defineProperty(target, key, descriptor);
-  descriptor.value = undefined;
 }
 
 function hasOwn(o: object, k: string | number): boolean {
@@ -45,8 +34,6 @@ function containerOf(root: object, path: Path): Record<string | number, unknown>
  * or dropped key never strands an edit below it. `isDangerousKey` says whether a sanitized key
  * name is itself an operator or prototype key (then it is dropped, not renamed).
  */
-export { define };
-
 export function applyEdits(root: object, edits: Edit[], engine: Engine, isDangerousKey: (name: string) => boolean): void {
   edits.sort((a, b) => b.path.length - a.path.length || (a.part === b.part ? 0 : a.part === 'value' ? -1 : 1));
   const done = new Set<string>();

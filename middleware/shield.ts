@@ -7,14 +7,14 @@
 import { randomUUID } from 'node:crypto';
 import { Engine, type Finding } from '../bindings/engine.js';
 import { defaultEngine } from '../bindings/index.js';
-import { scanObject, ObjectLimitError, OBJECT_LIMITS, type ObjectPath } from '../bindings/object.js';
+import { scanObject, define, ObjectLimitError, OBJECT_LIMITS, type ObjectPath } from '../bindings/object.js';
 import { keyCheck, keyFindings } from '../bindings/object-keys.js';
 import type { Severity } from '../bindings/rule-blob.js';
 import { compileTrustProxy, normalizeIp, type TrustProxy, type ClientIpResolver } from './client-ip.js';
 import { compileExclude, type ExcludeOptions } from './exclude.js';
-import { compileHpp, dedupe, setQuery, type HppOptions } from './hpp.js';
+import { applyHpp, compileHpp, setQuery, type HppOptions } from './hpp.js';
 import { createIpHasher, ipHashKey } from './ip-hash.js';
-import { applyEdits, define, type Edit } from './rewrite.js';
+import { applyEdits, type Edit } from './rewrite.js';
 import { normalizeRoute, routeTemplate } from './route.js';
 import { securityHeaderSetter, type SecurityHeadersOptions } from './security-headers.js';
 import { LOCAL_WORKSPACE_ID, SDK_NAME, SDK_VERSION, type Action, type DecisionEvent } from './event.js';
@@ -215,19 +215,6 @@ function isTextType(req: Req): boolean {
   return t.startsWith('text/') || t.includes('xml') || t.includes('json') || t.startsWith('application/x-www-form-urlencoded');
 }
 
-/** Parameter pollution, after the scan (so every repeated value was judged and, if need be, rewritten). */
-function resolvePollution(req: Req, query: unknown, hpp: ReturnType<typeof compileHpp>): void {
-  const q = dedupe(query, hpp);
-  req.queryPolluted = q === null ? (Object.create(null) as Record<string, unknown[]>) : q.polluted;
-  if (q !== null) setQuery(req, q.value);
-  const ct = req.headers['content-type'];
-  if (hpp.body && req.body !== undefined && typeof ct === 'string' && ct.toLowerCase().startsWith('application/x-www-form-urlencoded')) {
-    const b = dedupe(req.body, hpp);
-    req.bodyPolluted = b === null ? (Object.create(null) as Record<string, unknown[]>) : b.polluted;
-    if (b !== null) req.body = b.value;
-  }
-}
-
 /**
  * Splices the rewritten cookies into the original header (every other byte stays), and updates
  * `req.cookies` / `req.signedCookies` when a cookie parser already ran.
@@ -407,12 +394,14 @@ export function shield(options: ShieldOptions = {}): (req: Req, res: Res, next: 
         findings.push(rf);
       }
       // the whole path repeats what its segments hold: keep only what no segment reports
-      const segmentRules = new Set(findings.filter((f) => f.location === 'path').map((f) => f.rule));
       let crossSegment = false; // a finding only the whole path shows (traversal spread over segments)
-      for (const f of wholePath) if (!segmentRules.has(f.rule)) { findings.push(f); crossSegment = true; }
+      if (wholePath.length > 0) {
+        const segmentRules = new Set(findings.filter((f) => f.location === 'path').map((f) => f.rule));
+        for (const f of wholePath) if (!segmentRules.has(f.rule)) { findings.push(f); crossSegment = true; }
+      }
 
       if (findings.length === 0) {
-        if (hppConf !== null) resolvePollution(req, root.query, hppConf);
+        if (hppConf !== null) applyHpp(req, hppConf, root.query);
         emitOnClose(req, res, 'allow', 'passed', null, { findings, incident: null });
         next();
         return;
@@ -428,7 +417,7 @@ export function shield(options: ShieldOptions = {}): (req: Req, res: Res, next: 
         return;
       }
       if (observe) {
-        if (hppConf !== null) resolvePollution(req, root.query, hppConf);
+        if (hppConf !== null) applyHpp(req, hppConf, root.query);
         emitOnClose(req, res, 'allow', 'observed', top, context);
         next();
         return;
@@ -475,7 +464,7 @@ export function shield(options: ShieldOptions = {}): (req: Req, res: Res, next: 
         req.originalUrl = newUrl;
       }
       if (cookieEdits.size > 0 && cookies !== null && typeof cookieHeader === 'string') rewriteCookies(req, cookieHeader, cookies, cookieEdits, engine);
-      if (hppConf !== null) resolvePollution(req, root.query, hppConf);
+      if (hppConf !== null) applyHpp(req, hppConf, root.query);
       emitOnClose(req, res, 'deny', 'sanitized', top, context);
       next();
     } catch (err) {
