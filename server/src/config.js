@@ -1,0 +1,73 @@
+// Settings of the control plane with their defaults; `shield serve` maps its flags here.
+// Every number is a limit a careful operator may want to move, so none is buried in a route.
+
+/**
+ * @typedef {{
+ *   port: number, host: string, dataDir: string, tlsCert?: string, tlsKey?: string, https: boolean,
+ *   publicUrl?: string, trustProxy?: boolean | number | string, retentionDays: number,
+ *   ownerEmail: string,
+ *   ingest: { maxBytes: number, maxInflated: number }, findings: { maxBytes: number, maxInflated: number },
+ *   maxClockSkewMs: number, sessionTtlS: number, accessTokenTtlS: number, deviceCodeTtlS: number, devicePollS: number,
+ *   ipRate: { rate: number, burst: number }, keyRate: { rate: number, burst: number }, loginRate: { rate: number, burst: number }, loginIpRate: { rate: number, burst: number },
+ *   fleetStaleS: number, retentionSweepS: number, synchronous: 'FULL' | 'NORMAL',
+ * }} Config
+ */
+
+const MB = 1024 * 1024;
+
+/** @returns {Config} */
+export function defaultConfig() {
+  return {
+    port: 8787,
+    host: '127.0.0.1',
+    dataDir: './.shield-data',
+    https: false,
+    retentionDays: 30,
+    ownerEmail: 'owner@shield.local',
+    // 1,000 events of ~400 bytes is ~0.4 MB of JSON: these caps leave room and stop abuse.
+    ingest: { maxBytes: 4 * MB, maxInflated: 8 * MB },
+    findings: { maxBytes: 32 * MB, maxInflated: 128 * MB },
+    maxClockSkewMs: 10 * 60_000,
+    sessionTtlS: 12 * 3600,
+    accessTokenTtlS: 8 * 3600,
+    deviceCodeTtlS: 600,
+    devicePollS: 5,
+    ipRate: { rate: 500, burst: 1000 },
+    keyRate: { rate: 200, burst: 400 },
+    // failed sign-ins: 10 per email, then one more every 90 s; 50 per address, then one every 6 s
+    loginRate: { rate: 1 / 90, burst: 10 },
+    loginIpRate: { rate: 1 / 6, burst: 50 },
+    fleetStaleS: 300,
+    retentionSweepS: 3600,
+    synchronous: 'FULL',
+  };
+}
+
+/**
+ * Defaults overlaid with `options`; a bad value throws a TypeError naming the option.
+ * @param {Partial<Config>} options @returns {Config}
+ */
+export function resolveConfig(options = {}) {
+  const c = { ...defaultConfig(), ...options };
+  const int = (name, min, max) => {
+    const v = c[name];
+    if (!Number.isInteger(v) || v < min || v > max) throw new TypeError(`control plane: option "${name}" must be an integer from ${min} to ${max} (got ${JSON.stringify(v)})`);
+  };
+  int('port', 0, 65535);
+  int('retentionDays', 1, 3650);
+  int('sessionTtlS', 60, 30 * 86400);
+  int('accessTokenTtlS', 60, 30 * 86400);
+  int('deviceCodeTtlS', 60, 3600);
+  int('devicePollS', 1, 60);
+  if (typeof c.host !== 'string' || c.host.length === 0) throw new TypeError('control plane: option "host" must be a host name or address');
+  if (typeof c.dataDir !== 'string' || c.dataDir.length === 0) throw new TypeError('control plane: option "dataDir" must be a directory path');
+  if ((c.tlsCert === undefined) !== (c.tlsKey === undefined)) throw new TypeError('control plane: options "tlsCert" and "tlsKey" go together');
+  c.https = c.tlsCert !== undefined || (c.publicUrl?.startsWith('https://') ?? false);
+  if (c.publicUrl !== undefined) {
+    let u;
+    try { u = new URL(c.publicUrl); } catch { u = null; }
+    if (u === null || (u.protocol !== 'https:' && u.protocol !== 'http:')) throw new TypeError('control plane: option "publicUrl" must be an http(s) URL');
+  }
+  if (c.synchronous !== 'FULL' && c.synchronous !== 'NORMAL') throw new TypeError('control plane: option "synchronous" must be FULL or NORMAL');
+  return c;
+}

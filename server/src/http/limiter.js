@@ -1,0 +1,53 @@
+// A small in-process token-bucket limiter (per API key, per client address, per login
+// identity) until the rate-limit guard of the library exists. Memory is bounded: at most
+// `maxKeys` buckets, the least recently used evicted first (a Map keeps insertion order).
+
+export class Limiter {
+  /**
+   * @param {{ rate: number, burst: number, maxKeys?: number, now?: () => number }} options
+   * rate: tokens per second; burst: bucket size.
+   */
+  constructor({ rate, burst, maxKeys = 10_000, now = Date.now }) {
+    if (!(rate > 0) || !(burst >= 1)) throw new TypeError('Limiter: rate must be > 0 and burst >= 1');
+    this.rate = rate;
+    this.burst = burst;
+    this.maxKeys = maxKeys;
+    this.now = now;
+    /** @type {Map<string, { tokens: number, at: number }>} */
+    this.buckets = new Map();
+  }
+
+  /**
+   * Takes `cost` tokens for `key`. Returns 0 when allowed, else the seconds to wait.
+   * @param {string} key @param {number} [cost]
+   */
+  take(key, cost = 1) {
+    const now = this.now();
+    let b = this.buckets.get(key);
+    if (b === undefined) {
+      b = { tokens: this.burst, at: now };
+      if (this.buckets.size >= this.maxKeys) this.buckets.delete(this.buckets.keys().next().value);
+    } else {
+      this.buckets.delete(key);
+      b.tokens = Math.min(this.burst, b.tokens + ((now - b.at) / 1000) * this.rate);
+      b.at = now;
+    }
+    this.buckets.set(key, b);
+    if (b.tokens >= cost) {
+      b.tokens -= cost;
+      return 0;
+    }
+    return Math.max(1, Math.ceil((cost - b.tokens) / this.rate));
+  }
+
+  /** Forgets a key: its bucket is full again (a successful sign-in clears its failures). @param {string} key */
+  reset(key) {
+    this.buckets.delete(key);
+  }
+
+  /** Returns `n` tokens taken by a request that turned out not to count. @param {string} key */
+  refund(key, n = 1) {
+    const b = this.buckets.get(key);
+    if (b !== undefined) b.tokens = Math.min(this.burst, b.tokens + n);
+  }
+}

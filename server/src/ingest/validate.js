@@ -1,0 +1,65 @@
+// Checks ingest bodies against the JSON Schemas the middleware emits by (schema/): the
+// envelope's own fields as a whole, then each event on its own, so one bad event is reported
+// by index and the rest are still stored.
+import { readFileSync } from 'node:fs';
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+
+const schemaDir = new URL('../../../schema/', import.meta.url);
+const load = (name) => JSON.parse(readFileSync(new URL(name, schemaDir), 'utf8'));
+
+const ajv = new Ajv2020({ allErrors: true, strict: true });
+addFormats(ajv, ['uuid', 'date-time']);
+const eventSchema = load('event.schema.json');
+const envelopeSchema = load('envelope.schema.json');
+ajv.addSchema(eventSchema);
+const checkEvent = ajv.compile(eventSchema);
+// The envelope without its events: they are checked one by one below.
+const checkEnvelope = ajv.compile({
+  ...envelopeSchema,
+  $id: 'https://shield.dev/schema/envelope-fields.json',
+  properties: { ...envelopeSchema.properties, events: { type: 'array', maxItems: envelopeSchema.properties.events.maxItems } },
+});
+
+export const MAX_EVENTS = envelopeSchema.properties.events.maxItems;
+
+/** ajv errors -> `field message` lines, the field a dotted path (`events[3].timestamp`). */
+export function describeErrors(errors, prefix = '') {
+  const out = [];
+  for (const e of errors ?? []) {
+    let field = prefix;
+    for (const part of e.instancePath.split('/').slice(1)) {
+      const p = part.replace(/~1/g, '/').replace(/~0/g, '~');
+      field += /^[0-9]+$/.test(p) ? `[${p}]` : field === '' ? p : `.${p}`;
+    }
+    let message = e.message ?? 'is invalid';
+    if (e.keyword === 'additionalProperties') message = `has an unknown field "${e.params.additionalProperty}"`;
+    else if (e.keyword === 'enum') message = `must be one of ${e.params.allowedValues.join(', ')}`;
+    else if (e.keyword === 'required') {
+      out.push(`${field === '' ? '' : `${field}.`}${e.params.missingProperty} is required`);
+      continue;
+    }
+    out.push(`${field === '' ? 'body' : field} ${message}`);
+    if (out.length >= 10) break;
+  }
+  return out;
+}
+
+/** @returns {string[]} problems of the envelope's own fields (empty when valid) */
+export function envelopeErrors(body) {
+  return checkEnvelope(body) ? [] : describeErrors(checkEnvelope.errors);
+}
+
+/**
+ * Schema plus the time window: not older than the workspace keeps events, not ahead of the
+ * server's clock by more than `maxSkewMs`.
+ * @returns {{ errors: string[], ts: number }}
+ */
+export function eventErrors(event, { now, oldest, maxSkewMs }) {
+  if (!checkEvent(event)) return { errors: describeErrors(checkEvent.errors), ts: 0 };
+  const ts = Date.parse(event.timestamp);
+  if (!Number.isFinite(ts)) return { errors: ['timestamp is not a valid date-time'], ts: 0 };
+  if (ts > now + maxSkewMs) return { errors: [`timestamp is more than ${Math.round(maxSkewMs / 1000)} s ahead of the server's clock`], ts };
+  if (ts < oldest) return { errors: ["timestamp is older than the workspace's retention"], ts };
+  return { errors: [], ts };
+}

@@ -1,0 +1,166 @@
+// Dashboard sign-in (scrypt passwords, session cookies) and the device-authorization login
+// of `shield login` (RFC 8628 shape): the CLI asks for a code, the user approves it on
+// /device while signed in, the CLI's polling then gets a short-lived workspace token.
+import { Router } from 'express';
+import { ApiError, badRequest } from '../errors.js';
+import { hashPassword, verifyPassword } from '../auth/passwords.js';
+import { newSecret, secretHash, newUserCode, normalizeUserCode } from '../auth/secrets.js';
+import { SESSION_COOKIE, SECURE_SESSION_COOKIE } from '../auth/principal.js';
+import { devicePage } from '../http/pages.js';
+
+const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+// A dummy hash to verify against when the email is unknown, so timing does not tell which
+// addresses have accounts.
+let dummyHash = null;
+
+/**
+ * @param {{ store: any, auth: any, config: any, loginLimiter: import('../http/limiter.js').Limiter, loginIpLimiter: import('../http/limiter.js').Limiter }} ctx
+ */
+export function authRoutes({ store, auth, config, loginLimiter, loginIpLimiter }) {
+  const router = Router();
+  const secure = config.https;
+  const cookieName = secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
+
+  function setSessionCookie(res, value, maxAgeS) {
+    res.append('Set-Cookie', `${cookieName}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${secure ? '; Secure' : ''}`);
+  }
+
+  /** Signs in; the second factor against guessing is the per-address and per-identity limiter. */
+  async function signIn(req) {
+    const email = requiredString(req.body, 'email', 320);
+    const password = requiredString(req.body, 'password', 1024);
+    const ipKey = req.ip ?? '';
+    const idKey = email.toLowerCase();
+    const wait = Math.max(loginIpLimiter.take(ipKey), loginLimiter.take(idKey));
+    if (wait > 0) throw new ApiError(429, 'rate_limited', `too many sign-in attempts; retry in ${wait} s`, { headers: { 'Retry-After': String(wait) } });
+    const account = await store.accountByEmail(email);
+    dummyHash ??= await hashPassword('not a real password');
+    const ok = await verifyPassword(password, account?.passwordHash ?? dummyHash);
+    if (account === undefined || !ok) throw new ApiError(401, 'invalid_credentials', 'email or password is wrong');
+    // only failures count against the address and the identity
+    loginLimiter.reset(idKey);
+    loginIpLimiter.refund(ipKey);
+    const sid = newSecret('shs');
+    await store.createSession({ hash: secretHash(sid), accountId: account.id, expiresAt: Date.now() + config.sessionTtlS * 1000 });
+    return { account, sid };
+  }
+
+  router.post('/v1/auth/login', async (req, res) => {
+    const { account, sid } = await signIn(req);
+    setSessionCookie(res, sid, config.sessionTtlS);
+    res.json({ account: { id: account.id, email: account.email }, workspaces: await store.workspacesOf(account.id), csrf_token: req.csrfToken() });
+  });
+
+  router.post('/v1/auth/logout', async (req, res) => {
+    const p = await auth.requireSession(req);
+    await store.deleteSession(p.sessionHash);
+    setSessionCookie(res, '', 0);
+    res.status(204).end();
+  });
+
+  router.get('/v1/auth/session', async (req, res) => {
+    const p = await auth.requireSession(req);
+    const account = await store.account(p.accountId);
+    res.json({ account: { id: account.id, email: account.email }, workspaces: await store.workspacesOf(account.id), csrf_token: req.csrfToken() });
+  });
+
+  router.get('/v1/auth/csrf', (req, res) => {
+    res.json({ csrf_token: req.csrfToken() });
+  });
+
+  // ---- device authorization --------------------------------------------------------------
+
+  router.post('/v1/auth/device', async (req, res) => {
+    const deviceCode = newSecret('shd');
+    let userCode = newUserCode();
+    for (let i = 0; i < 5 && (await store.deviceCodeByUserCode(userCode)) !== undefined; i++) userCode = newUserCode();
+    const expiresIn = config.deviceCodeTtlS;
+    await store.createDeviceCode({ hash: secretHash(deviceCode), userCode, intervalS: config.devicePollS, expiresAt: Date.now() + expiresIn * 1000 });
+    const base = publicBase(req, config);
+    res.json({
+      device_code: deviceCode,
+      user_code: userCode,
+      verification_uri: `${base}/device`,
+      verification_uri_complete: `${base}/device?user_code=${userCode}`,
+      expires_in: expiresIn,
+      interval: config.devicePollS,
+    });
+  });
+
+  router.post('/v1/auth/token', async (req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    const grant = req.body?.grant_type;
+    if (grant !== DEVICE_GRANT) return void res.status(400).json({ error: 'unsupported_grant_type', error_description: `grant_type must be ${DEVICE_GRANT}` });
+    const code = req.body?.device_code;
+    if (typeof code !== 'string' || code.length > 100) return void res.status(400).json({ error: 'invalid_request', error_description: 'device_code is required' });
+    const hash = secretHash(code);
+    const device = await store.deviceCodeByHash(hash);
+    const now = Date.now();
+    if (device === undefined) return void res.status(400).json({ error: 'invalid_grant', error_description: 'unknown device_code' });
+    if (device.expiresAt <= now) return void res.status(400).json({ error: 'expired_token', error_description: 'the code expired; start `shield login` again' });
+    if (device.status === 'denied') return void res.status(400).json({ error: 'access_denied', error_description: 'the request was denied' });
+    if (device.status === 'used') return void res.status(400).json({ error: 'invalid_grant', error_description: 'this device_code was already exchanged' });
+    if (device.status === 'pending') {
+      // Polling faster than the interval: RFC 8628 3.5 says slow down by 5 s.
+      if (device.lastPollAt !== null && now - device.lastPollAt < device.intervalS * 1000) {
+        await store.pollDeviceCode(hash, now, device.intervalS + 5);
+        return void res.status(400).json({ error: 'slow_down', error_description: `poll at most every ${device.intervalS + 5} s`, interval: device.intervalS + 5 });
+      }
+      await store.pollDeviceCode(hash, now);
+      return void res.status(400).json({ error: 'authorization_pending', error_description: 'waiting for the user to approve' });
+    }
+    if (!(await store.useDeviceCode(hash))) return void res.status(400).json({ error: 'invalid_grant', error_description: 'this device_code was already exchanged' });
+    const token = newSecret('sht');
+    await store.createAccessToken({ hash: secretHash(token), accountId: device.accountId, workspaceId: device.workspaceId, expiresAt: now + config.accessTokenTtlS * 1000 });
+    res.json({ access_token: token, token_type: 'Bearer', expires_in: config.accessTokenTtlS, workspace_id: device.workspaceId });
+  });
+
+  // The approval page: a plain form, signed-in users pick a workspace and approve or deny.
+  router.get('/device', async (req, res) => {
+    const p = await auth.resolve(req).catch(() => null);
+    const userCode = normalizeUserCode(req.query.user_code) ?? '';
+    const workspaces = p?.kind === 'session' ? await store.workspacesOf(p.accountId) : null;
+    res.type('html').send(devicePage({ userCode, workspaces, csrf: req.csrfToken() }));
+  });
+
+  router.post('/device', async (req, res) => {
+    let p = await auth.resolve(req).catch(() => null);
+    if (p?.kind !== 'session' && req.body?.email !== undefined) {
+      const { account, sid } = await signIn(req);
+      setSessionCookie(res, sid, config.sessionTtlS);
+      p = { kind: 'session', accountId: account.id };
+    }
+    if (p?.kind !== 'session') throw new ApiError(401, 'unauthorized', 'sign in to approve a device');
+    const userCode = normalizeUserCode(req.body?.user_code);
+    if (userCode === null) throw badRequest('user_code must be the 8-letter code shown by `shield login`', 'user_code');
+    const workspaces = await store.workspacesOf(p.accountId);
+    if (req.body?.action === undefined) {
+      // Signed in just now: show the approval form.
+      return void res.type('html').send(devicePage({ userCode, workspaces, csrf: req.csrfToken() }));
+    }
+    const action = req.body.action;
+    if (action !== 'approve' && action !== 'deny') throw badRequest('action must be approve or deny', 'action');
+    const workspaceId = String(req.body.workspace_id ?? '');
+    if (action === 'approve' && !workspaces.some((w) => w.id === workspaceId)) throw new ApiError(403, 'forbidden', 'you are not a member of that workspace');
+    const device = await store.deviceCodeByUserCode(userCode);
+    if (device === undefined || device.status !== 'pending' || device.expiresAt <= Date.now()) throw new ApiError(400, 'invalid_user_code', 'this code is unknown, expired or already used', { field: 'user_code' });
+    const done = await store.decideDeviceCode(userCode, { status: action === 'approve' ? 'approved' : 'denied', accountId: p.accountId, workspaceId: action === 'approve' ? workspaceId : null });
+    if (!done) throw new ApiError(400, 'invalid_user_code', 'this code is no longer pending', { field: 'user_code' });
+    res.type('html').send(devicePage({ done: action === 'approve' ? 'approved' : 'denied' }));
+  });
+
+  return router;
+}
+
+function requiredString(body, field, max) {
+  const v = body?.[field];
+  if (typeof v !== 'string' || v.length === 0) throw badRequest(`${field} is required`, field);
+  if (v.length > max) throw badRequest(`${field} is longer than ${max} characters`, field);
+  return v;
+}
+
+/** The URL users open: the configured public URL, else this request's own origin. */
+export function publicBase(req, config) {
+  if (config.publicUrl) return config.publicUrl.replace(/\/+$/, '');
+  return `${req.protocol}://${req.get('host')}`;
+}

@@ -1,0 +1,78 @@
+// The one storage interface of the control plane. Routes talk only to this; sqlite3 is the
+// default backend (./sqlite/index.js) and tests/server/store-contract.mjs is the suite any
+// second backend must pass unchanged. Workspaces are addressed by UUID (`workspaceId`) here;
+// how a backend keys them inside is its own business. Times are ms since the epoch (UTC).
+
+/**
+ * @typedef {{ id: string, name: string, retentionDays: number, createdAt: number }} Workspace
+ * @typedef {{ id: number, email: string, passwordHash: string, createdAt: number }} Account
+ * @typedef {{ accountId: number, email: string, role: 'owner' | 'member', createdAt: number }} Member
+ * @typedef {{ id: string, workspaceId: string, name: string, prefix: string, createdAt: number, lastUsedAt: number | null, revokedAt: number | null }} ApiKey
+ * @typedef {{ accountId: number, expiresAt: number }} Session
+ * @typedef {{ status: 'pending' | 'approved' | 'denied' | 'used', userCode: string, accountId: number | null, workspaceId: string | null, intervalS: number, lastPollAt: number | null, expiresAt: number }} DeviceCode
+ * @typedef {{ accountId: number, workspaceId: string, expiresAt: number }} AccessToken
+ *
+ * A validated decision event (event.schema.json), with its timestamp parsed.
+ * @typedef {{ ts: number, app_id: string, sdk: string, sdk_version: string, decision: string, action: string | null, vector: string, rule: string, matched: string, route: string, method: string, ip_hash: string, ip: string | null }} StoredEventInput
+ *
+ * @typedef {{ sdk: string, sdk_version: string, app_id: string, instance_id: string, dropped: number }} EnvelopeInfo
+ *
+ * @typedef {{
+ *   workspaceId: string,
+ *   events: StoredEventInput[],
+ *   envelope: EnvelopeInfo | null,
+ *   idempotencyKey: string | null,
+ *   requestHash: string,
+ *   response: { accepted: number, rejected: { index: number, errors: string[] }[] },
+ *   receivedAt: number,
+ * }} IngestBatch
+ *
+ * `replayed`: the Idempotency-Key was seen before with the same body; `response` is the first
+ * answer and nothing new was stored. `conflict`: the key was seen with another body.
+ * @typedef {{ status: 'stored' | 'replayed' | 'conflict', response: IngestBatch['response'] }} IngestResult
+ *
+ * @typedef {{ from: string, to: string, app?: string, limit?: number }} OverviewQuery   days 'YYYY-MM-DD', inclusive
+ * @typedef {{ from?: number, to?: number, decision?: string, vector?: string, rule?: string, route?: string, method?: string, ip_hash?: string, app?: string, limit: number, cursor?: { ts: number, id: number } }} EventQuery
+ */
+
+/**
+ * Methods every backend implements (all async):
+ *
+ * lifecycle   close()
+ * accounts    createAccount({ email, passwordHash }) -> Account; accountByEmail(email); account(id)
+ * workspaces  createWorkspace({ name, retentionDays, ownerAccountId, id? }) -> Workspace;
+ *             workspace(id); workspacesOf(accountId) -> (Workspace & { role })[];
+ *             updateWorkspace(id, { name?, retentionDays? }); isEmpty() -> boolean
+ * members     members(workspaceId) -> Member[]; role(workspaceId, accountId) -> role | null;
+ *             addMember(workspaceId, accountId, role); removeMember(workspaceId, accountId)
+ * api keys    createApiKey({ id, workspaceId, name, prefix, hash }) -> ApiKey; apiKeys(workspaceId);
+ *             apiKeyByHash(hash) -> ApiKey | undefined; revokeApiKey(workspaceId, id) -> boolean;
+ *             touchApiKeys(Map<id, lastUsedAt>)
+ * sessions    createSession({ hash, accountId, expiresAt }); session(hash) -> Session | undefined;
+ *             deleteSession(hash)
+ * device flow createDeviceCode({ hash, userCode, intervalS, expiresAt }); deviceCodeByHash(hash);
+ *             deviceCodeByUserCode(userCode); decideDeviceCode(userCode, { status, accountId, workspaceId }) -> boolean;
+ *             pollDeviceCode(hash, at, newIntervalS?); useDeviceCode(hash) -> boolean (pending approved -> used, once)
+ * tokens      createAccessToken({ hash, accountId, workspaceId, expiresAt }); accessToken(hash)
+ * ingest      ingestEvents(IngestBatch) -> IngestResult: atomic (events, rollups, fleet, idempotency key),
+ *             settled after the commit; an envelope without events (heartbeat) updates the fleet only
+ * read        overview(workspaceId, OverviewQuery); events(workspaceId, EventQuery) -> { events, next };
+ *             fleet(workspaceId); countEvents(workspaceId)
+ * findings    ingestFindings(workspaceId, upload) -> { uploadId, findings };
+ *             findingRepositories(workspaceId); repositoryFindings(workspaceId, repository, { uploadId? })
+ * retention   applyRetention(now) -> { events, uploads }  (per workspace retention_days)
+ */
+export const STORE_METHODS = Object.freeze([
+  'close',
+  'createAccount', 'accountByEmail', 'account',
+  'createWorkspace', 'workspace', 'workspacesOf', 'updateWorkspace', 'isEmpty',
+  'members', 'role', 'addMember', 'removeMember',
+  'createApiKey', 'apiKeys', 'apiKeyByHash', 'revokeApiKey', 'touchApiKeys',
+  'createSession', 'session', 'deleteSession',
+  'createDeviceCode', 'deviceCodeByHash', 'deviceCodeByUserCode', 'decideDeviceCode', 'pollDeviceCode', 'useDeviceCode',
+  'createAccessToken', 'accessToken',
+  'ingestEvents',
+  'overview', 'events', 'fleet', 'countEvents',
+  'ingestFindings', 'findingRepositories', 'repositoryFindings',
+  'applyRetention',
+]);
