@@ -72,52 +72,72 @@ try {
   const { workspace_id: ws, api_key: key, owner } = server.bootstrap;
 
   // ---- 1. ingest --------------------------------------------------------------------
-  const BODIES = 64;
-  const bodies = Array.from({ length: BODIES }, () => {
-    const now = Date.now();
-    const events = Array.from({ length: BATCH }, (_, i) => event(ws, now - i * 3));
-    return gzipSync(JSON.stringify({
-      sdk: '@shield/node', sdk_version: '0.1.0', app_id: 'shop', workspace_id: ws, instance_id: randomUUID(), kind: 'events',
-      sent_at: new Date(now).toISOString(), dropped: 0, events,
-    }), { level: 1 });
+  // Each request is built when it is sent, so its timestamps are the current time as an
+  // SDK's would be: 64 templates of N pre-serialized events, stamped and gzipped per request.
+  const TEMPLATES = 64;
+  const templates = Array.from({ length: TEMPLATES }, () => {
+    const instance = randomUUID();
+    const events = Array.from({ length: BATCH }, () => {
+      const json = JSON.stringify(event(ws, 0));
+      return json.slice(0, json.lastIndexOf(',"timestamp":'));
+    });
+    return { instance, events };
   });
-  console.log(`ingest: ${CONNECTIONS} connections, ${DURATION} s, ${BATCH} events per batch (gzip ~${Math.round(bodies[0].length / 1024)} KB)`);
+  const bodyAt = (i) => {
+    const t = templates[i % TEMPLATES];
+    const now = Date.now();
+    let out = `{"sdk":"@shield/node","sdk_version":"0.1.0","app_id":"shop","workspace_id":"${ws}","instance_id":"${t.instance}","kind":"events","sent_at":"${new Date(now).toISOString()}","dropped":0,"events":[`;
+    for (let k = 0; k < t.events.length; k++) out += `${k === 0 ? '' : ','}${t.events[k]},"timestamp":"${new Date(now - k * 3).toISOString()}"}`;
+    return gzipSync(`${out}]}`, { level: 1 });
+  };
+  console.log(`ingest: ${CONNECTIONS} connections, ${DURATION} s, ${BATCH} events per batch (gzip ~${Math.round(bodyAt(0).length / 1024)} KB, stamped and compressed per request)`);
   let n = 0;
   let accepted = 0;
+  const acknowledged = [];
   let other = 0;
   const statuses = {};
+  const loadCpu0 = process.cpuUsage();
   const result = await autocannon({
     url: `${server.url}/v1/events`,
     connections: CONNECTIONS,
     duration: DURATION,
     requests: [{
       method: 'POST',
-      setupRequest: (req) => {
+      setupRequest: (req, context) => {
         const i = n++;
+        context.batch = i;
         return {
           ...req,
           headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-encoding': 'gzip', 'idempotency-key': `bench-${i}` },
-          body: bodies[i % BODIES],
+          body: bodyAt(i),
         };
       },
-      onResponse: (status, body) => {
+      onResponse: (status, body, context) => {
         statuses[status] = (statuses[status] ?? 0) + 1;
-        if (status === 202) accepted += JSON.parse(body).accepted;
-        else other++;
+        if (status === 202) {
+          accepted += JSON.parse(body).accepted;
+          acknowledged.push(context.batch);
+        } else other++;
       },
     }],
   });
+  const loadCpu = process.cpuUsage(loadCpu0);
   const server1cpu = await new Promise((resolve) => { server.child.once('message', (m) => resolve(m.cpu)); server.child.send('cpu'); });
   await stopChild(server.child);
   const store = await openSqliteStore({ dataDir, synchronous: 'NORMAL' });
   const stored = await store.countEvents(ws);
+  // Every 202-answered batch must be there whole, and nothing else: batches still in flight
+  // when the run ended may be stored too, but only whole (their keys are in the table).
+  const keys = new Set((await store.db.all("SELECT key FROM idempotency WHERE key LIKE 'bench-%'")).map((r) => r.key));
+  const missing = acknowledged.filter((i) => !keys.has(`bench-${i}`)).length;
+  const whole = stored === keys.size * BATCH;
   const eventsPerS = accepted / DURATION;
   console.log(`  batches answered: ${JSON.stringify(statuses)}; errors (non-202, timeouts, resets): ${other + result.errors + result.timeouts}`);
   console.log(`  events/s: ${Math.round(eventsPerS).toLocaleString('en-US')} (target >= 50,000)`);
   console.log(`  latency per batch: p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms`);
-  console.log(`  server CPU: ${((server1cpu.user + server1cpu.system) / 1e6).toFixed(1)} s over ${DURATION} s`);
-  console.log(`  count check: acknowledged ${accepted.toLocaleString('en-US')}, stored ${stored.toLocaleString('en-US')} -> ${stored === accepted ? 'OK' : 'MISMATCH'}`);
-  const summary = { ingest: { eventsPerS: Math.round(eventsPerS), p50: result.latency.p50, p99: result.latency.p99, errors: other + result.errors + result.timeouts, acknowledged: accepted, stored } };
+  console.log(`  CPU: server ${((server1cpu.user + server1cpu.system) / 1e6).toFixed(1)} s (${((server1cpu.user + server1cpu.system) / accepted).toFixed(1)} us per event), load generator ${((loadCpu.user + loadCpu.system) / 1e6).toFixed(1)} s, over ${DURATION} s on ${(await import('node:os')).availableParallelism()} cores`);
+  console.log(`  count check: ${acknowledged.length} batches acknowledged, ${missing} of them missing; ${keys.size} batches stored holding ${stored.toLocaleString('en-US')} events (${whole ? 'all whole' : 'NOT whole'}) -> ${missing === 0 && whole ? 'OK' : 'FAILED'}`);
+  const summary = { ingest: { eventsPerS: Math.round(eventsPerS), p50: result.latency.p50, p99: result.latency.p99, errors: other + result.errors + result.timeouts, acknowledgedEvents: accepted, storedEvents: stored, missingBatches: missing, whole } };
 
   // ---- 2. overview at millions of events ----------------------------------------------
   if (!SKIP_OVERVIEW) {

@@ -3,8 +3,8 @@
 // http://127.0.0.1:3000 (PORT to change it). It prints one line per decision event, sends
 // itself a few benign and hostile requests so there is something to see, then keeps serving:
 // try `curl 'http://127.0.0.1:3000/search?q=<script>alert(1)</script>'`. With SHIELD_ENDPOINT,
-// SHIELD_WORKSPACE_ID and SHIELD_KEY set, the events also go to that control plane (which
-// arrives with its own issue; until then `npm start` runs the demo app alone).
+// SHIELD_WORKSPACE_ID and SHIELD_KEY set, the events also go to that control plane:
+// `npm start` (`shield demo`, cli/src/commands/demo.js) runs it that way, beside a control plane.
 import express from 'express';
 import { shield, errorHandler, telemetryClient } from '@shield/node';
 
@@ -13,7 +13,7 @@ const app = express();
 app.use(express.json());
 app.use(express.urlencoded({ extended: false }));
 app.use(shield({
-  appId: 'demo-app',
+  appId: process.env.SHIELD_APP_ID || 'demo-app',
   onDecision: (e, { findings }) => {
     const what = e.vector === 'none' ? '' : `  ${e.vector} ${e.rule} matched ${JSON.stringify(e.matched)}${findings.length > 1 ? ` (+${findings.length - 1} more)` : ''}`;
     console.log(`${e.timestamp}  ${e.decision.padEnd(5)} ${e.action.padEnd(9)} ${e.method} ${e.route}${what}`);

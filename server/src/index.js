@@ -49,7 +49,7 @@ function csrfSecret(dataDir) {
 export async function createControlPlane(options = {}) {
   const { log = (line) => process.stderr.write(`${line}\n`), ...rest } = options;
   const config = resolveConfig(rest);
-  const store = await openSqliteStore({ dataDir: config.dataDir, synchronous: config.synchronous });
+  const store = await openSqliteStore({ dataDir: config.dataDir, synchronous: config.synchronous, writerThread: true });
   const bootstrap = await bootstrapStore(store, config);
   const app = createApp({ store, config, csrfSecret: csrfSecret(config.dataDir), version: VERSION, log });
   let sweeping = Promise.resolve();

@@ -1,14 +1,12 @@
 // POST /v1/events and POST /v1/findings. Their bodies carry attack text by design: they are
 // read here, raw, after shield() has looked at the path, query and cookies only, and they are
 // stored and served as inert data.
-import { createHash } from 'node:crypto';
 import { Router } from 'express';
 import { ApiError } from '../errors.js';
-import { readBody, parseJson, tooLarge } from '../http/body.js';
-import { envelopeErrors, eventErrors, MAX_EVENTS } from '../ingest/validate.js';
+import { readBody, parseJson } from '../http/body.js';
 import { parseFindingsUpload } from '../findings/parse.js';
+import { ingestEventsBody } from '../ingest/events.js';
 
-const DAY_MS = 86_400_000;
 const IDEMPOTENCY_KEY_MAX = 200;
 
 /**
@@ -31,50 +29,10 @@ export function ingestRoutes({ store, auth, config, keyLimiter }) {
     if (p.kind !== 'key') throw new ApiError(403, 'forbidden', 'events are sent with a workspace API key');
     const idempotencyKey = idempotencyKeyOf(req);
     const bytes = await readBody(req, config.ingest);
-    const body = parseJson(bytes);
-    const receivedAt = Date.now();
-
-    let events;
-    let envelope = null;
-    if (Array.isArray(body)) events = body;
-    else if (body !== null && typeof body === 'object') {
-      if (Array.isArray(body.events) && body.events.length > MAX_EVENTS) throw tooLarge(`a batch holds at most ${MAX_EVENTS} events (got ${body.events.length})`);
-      const problems = envelopeErrors(body);
-      if (problems.length > 0) throw new ApiError(400, 'invalid_envelope', problems[0], { field: problems[0].split(' ')[0], details: problems });
-      events = body.events;
-      envelope = { sdk: body.sdk, sdk_version: body.sdk_version, app_id: body.app_id, instance_id: body.instance_id.toLowerCase(), dropped: body.dropped };
-      if (body.workspace_id.toLowerCase() !== p.workspaceId) throw new ApiError(403, 'forbidden', 'workspace_id of the envelope is not the workspace of this API key; nothing was stored', { field: 'workspace_id' });
-    } else throw new ApiError(400, 'invalid_body', 'body must be a telemetry envelope (object) or an array of events', { field: 'body' });
-    if (events.length > MAX_EVENTS) throw tooLarge(`a batch holds at most ${MAX_EVENTS} events (got ${events.length})`);
-
-    // Any event naming another workspace refuses the whole batch: a key reaches one workspace only.
-    for (let i = 0; i < events.length; i++) {
-      const w = events[i]?.workspace_id;
-      if (typeof w === 'string' && w.toLowerCase() !== p.workspaceId) {
-        throw new ApiError(403, 'forbidden', `events[${i}].workspace_id is not the workspace of this API key; nothing was stored`, { field: `events[${i}].workspace_id` });
-      }
-    }
-
     const workspace = await store.workspace(p.workspaceId);
-    const window = { now: receivedAt, oldest: receivedAt - workspace.retentionDays * DAY_MS, maxSkewMs: config.maxClockSkewMs };
-    const accepted = [];
-    const rejected = [];
-    for (let i = 0; i < events.length; i++) {
-      const e = events[i];
-      const { errors, ts } = eventErrors(e, window);
-      if (errors.length > 0) { rejected.push({ index: i, errors }); continue; }
-      accepted.push({
-        ts, app_id: e.app_id, sdk: e.sdk, sdk_version: e.sdk_version, decision: e.decision, action: e.action ?? null, vector: e.vector,
-        rule: e.rule, matched: e.matched, route: e.route, method: e.method, ip_hash: e.ip_hash, ip: e.ip ?? null,
-      });
-    }
-    const response = { accepted: accepted.length, rejected };
-    const result = await store.ingestEvents({
-      workspaceId: p.workspaceId, events: accepted, envelope, idempotencyKey, requestHash: createHash('sha256').update(bytes).digest('hex'), response, receivedAt,
-    });
-    if (result.status === 'conflict') throw new ApiError(409, 'idempotency_conflict', 'this Idempotency-Key was used before with a different body', { field: 'Idempotency-Key' });
-    if (result.status === 'replayed') res.setHeader('Idempotent-Replayed', 'true');
-    res.status(202).json(result.response);
+    const out = await ingestEventsBody(store, bytes, { workspaceId: p.workspaceId, retentionDays: workspace.retentionDays, idempotencyKey, maxClockSkewMs: config.maxClockSkewMs });
+    if (out.replayed) res.setHeader('Idempotent-Replayed', 'true');
+    res.status(202).json(out.body);
   });
 
   router.post('/v1/findings', async (req, res) => {

@@ -7,6 +7,8 @@ import { Db } from './driver.js';
 import { CORE_SCHEMA } from './schema.js';
 import { FINDINGS_SCHEMA, ingestFindings, findingRepositories, repositoryFindings, deleteUploadsBefore } from './findings.js';
 import { STORE_METHODS } from '../store.js';
+import { GroupCommitter, prepareBatch } from './ingest.js';
+import { WriterThread } from './writer-thread.js';
 
 const DAY_MS = 86_400_000;
 
@@ -15,20 +17,32 @@ export function dayOf(ms) {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
+/** @param {'FULL' | 'NORMAL'} synchronous */
+export function connectionPragmas(synchronous) {
+  return `PRAGMA journal_mode = WAL; PRAGMA synchronous = ${synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;`;
+}
+
 /**
  * Opens (creating when missing) the store in `dataDir/shield.db`.
- * @param {{ dataDir: string, synchronous?: 'FULL' | 'NORMAL' }} options
+ * writerThread: event batches are written by a worker thread with its own connection, so
+ * their statements never wait behind the HTTP thread's work.
+ * @param {{ dataDir: string, synchronous?: 'FULL' | 'NORMAL', writerThread?: boolean }} options
  */
 export async function openSqliteStore(options) {
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const file = join(options.dataDir, 'shield.db');
   const db = await Db.open(file);
+  // 8 KB pages: fewer page splits and WAL frames per event than the 4 KB default (measured ~9%).
+  // Takes effect only when the file is new.
+  await db.exec('PRAGMA page_size = 8192;');
   // FULL: a commit is on disk before ingest answers 202, so even a power cut loses nothing acknowledged.
-  await db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${options.synchronous ?? 'FULL'}; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;`);
+  await db.exec(connectionPragmas(options.synchronous ?? 'FULL'));
   await db.exec(CORE_SCHEMA + FINDINGS_SCHEMA);
   const reader = await Db.open(file, { readonly: true });
   await reader.exec('PRAGMA busy_timeout = 5000;');
-  return new SqliteStore(db, reader, file);
+  const store = new SqliteStore(db, reader, file);
+  if (options.writerThread) store.writer = await WriterThread.start({ file, synchronous: options.synchronous ?? 'FULL' });
+  return store;
 }
 
 export class SqliteStore {
@@ -39,13 +53,12 @@ export class SqliteStore {
     this.file = file;
     /** @type {Map<string, number>} workspace UUID -> integer key */
     this.wsKeys = new Map();
-    /** @type {{ prepared: ReturnType<typeof prepareBatch>, resolve: (r: any) => void, reject: (e: unknown) => void }[]} */
-    this.pending = [];
-    this.draining = false;
+    /** @type {GroupCommitter | WriterThread} */
+    this.writer = new GroupCommitter(db);
   }
 
   async close() {
-    while (this.draining) await new Promise((r) => setImmediate(r));
+    await this.writer.close();
     await this.db.close();
     await this.reader.close();
   }
@@ -242,53 +255,14 @@ export class SqliteStore {
   // ---- ingest --------------------------------------------------------------------------
 
   /**
-   * Stores one batch atomically: its events (one set-wise INSERT from a JSON array), its share
-   * of the three rollups (grouped here, upserted set-wise), the fleet record and the
-   * idempotency record commit together or not at all, and the promise settles only after the
-   * commit. Batches that arrive while a commit is under way wait and then share the next
-   * transaction (group commit): a batch is never split, and the fsync, the WAL pages of the
-   * rollups and the statements are paid once per group instead of once per batch. If a group
-   * fails, each of its batches is retried in a transaction of its own, so one bad batch cannot
-   * fail another.
+   * Stores one batch atomically (see ingest.js): settles after its commit; concurrent batches
+   * share a commit. With writerThread, the writing happens on a worker thread.
    * @param {import('../store.js').IngestBatch} batch
    * @returns {Promise<import('../store.js').IngestResult>}
    */
   async ingestEvents(batch) {
     const prepared = prepareBatch(await this.mustWsKey(batch.workspaceId), batch);
-    return new Promise((resolve, reject) => {
-      this.pending.push({ prepared, resolve, reject });
-      if (!this.draining) this.drain();
-    });
-  }
-
-  async drain() {
-    this.draining = true;
-    try {
-      while (this.pending.length > 0) {
-        let events = 0;
-        let n = 0;
-        while (n < this.pending.length && (n === 0 || events + this.pending[n].prepared.tuples.length <= GROUP_EVENTS)) {
-          events += this.pending[n].prepared.tuples.length;
-          n++;
-        }
-        const group = this.pending.splice(0, n);
-        try {
-          const results = await this.db.transaction((db) => writeGroup(db, group.map((g) => g.prepared)));
-          group.forEach((g, i) => g.resolve(results[i]));
-        } catch (err) {
-          if (group.length === 1) { group[0].reject(err); continue; }
-          for (const g of group) {
-            try {
-              g.resolve((await this.db.transaction((db) => writeGroup(db, [g.prepared])))[0]);
-            } catch (e) {
-              g.reject(e);
-            }
-          }
-        }
-      }
-    } finally {
-      this.draining = false;
-    }
+    return this.writer.submit(prepared);
   }
 
   // ---- read ----------------------------------------------------------------------------
@@ -308,7 +282,7 @@ export class SqliteStore {
       r.all(`SELECT vector, sum(n) AS n FROM rollup_day WHERE ${where} AND decision = 'deny' GROUP BY vector ORDER BY n DESC, vector LIMIT ?5`, [...base, limit]),
       r.all(`SELECT rule, vector, sum(n) AS n FROM rollup_day WHERE ${where} AND decision = 'deny' GROUP BY rule, vector ORDER BY n DESC, rule LIMIT ?5`, [...base, limit]),
       r.all(`SELECT route, method, sum(n) AS n, sum(denied) AS denied FROM rollup_route WHERE ${where} GROUP BY route, method ORDER BY denied DESC, n DESC, route LIMIT ?5`, [...base, limit]),
-      r.all(`SELECT ip_hash, sum(n) AS n, sum(denied) AS denied FROM rollup_ip WHERE ${where} GROUP BY ip_hash HAVING sum(denied) > 0 ORDER BY denied DESC, n DESC, ip_hash LIMIT ?5`, [...base, limit]),
+      r.all(`SELECT lower(hex(ip_hash)) AS ip_hash, sum(denied) AS denied FROM rollup_ip WHERE ${where} GROUP BY rollup_ip.ip_hash ORDER BY denied DESC, rollup_ip.ip_hash LIMIT ?5`, [...base, limit]),
     ]);
     const totals = { allow: 0, deny: 0 };
     for (const d of days) { totals.allow += d.allow; totals.deny += d.deny; }
@@ -320,7 +294,7 @@ export class SqliteStore {
       topVectors: vectors.map((v) => ({ vector: v.vector, denied: v.n })),
       topCategories: rules.map((v) => ({ rule: v.rule, vector: v.vector, denied: v.n })),
       topRoutes: routes.map((v) => ({ route: v.route, method: v.method, requests: v.n, denied: v.denied })),
-      topOffenders: ips.map((v) => ({ ip_hash: v.ip_hash, requests: v.n, denied: v.denied })),
+      topOffenders: ips.map((v) => ({ ip_hash: v.ip_hash, denied: v.denied })),
     };
   }
 
@@ -334,12 +308,15 @@ export class SqliteStore {
     if (q.to !== undefined) { conds.push('e.ts < ?'); params.push(q.to); }
     for (const [field, column] of EVENT_FILTERS) {
       const v = q[field];
-      if (v !== undefined) { conds.push(`e.${column} = ?`); params.push(v); }
+      if (v === undefined) continue;
+      // addresses are stored as 32 bytes, not 64 hex characters
+      conds.push(column === 'ip_hash' ? 'e.ip_hash = unhex(?)' : `e.${column} = ?`);
+      params.push(v);
     }
     if (q.cursor !== undefined) { conds.push('(e.ts, e.id) < (?, ?)'); params.push(q.cursor.ts, q.cursor.id); }
     params.push(q.limit + 1);
     const rows = await this.reader.all(
-      `SELECT e.* FROM events e WHERE ${conds.join(' AND ')} ORDER BY e.ts DESC, e.id DESC LIMIT ?`,
+      `SELECT e.*, lower(hex(e.ip_hash)) AS ip_hex FROM events e WHERE ${conds.join(' AND ')} ORDER BY e.ts DESC, e.id DESC LIMIT ?`,
       params,
     );
     const more = rows.length > q.limit;
@@ -413,154 +390,10 @@ export class SqliteStore {
   }
 }
 
-// Most events one group commit takes; a batch larger than this still goes whole.
-const GROUP_EVENTS = 8000;
-
-// Tuples: [ws, ts, received_at, instance_id, app_id, sdk, sdk_version, decision, action, vector, rule, matched, route, method, ip_hash, ip]
-const INSERT_EVENTS = `INSERT INTO events (ws, ts, received_at, instance_id, app_id, sdk, sdk_version, decision, action, vector, rule, matched, route, method, ip_hash, ip)
-SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7, value ->> 8, value ->> 9, value ->> 10, value ->> 11, value ->> 12, value ->> 13, value ->> 14, value ->> 15
-FROM json_each(?1)`;
-
-// A group's key is a JSON array, its counts follow: [[ws, day, app, ...], n] or [[...], [n, denied]]
-const UPSERT_DAY = `INSERT INTO rollup_day (ws, day, app_id, decision, vector, rule, n)
-SELECT value ->> '$[0][0]', value ->> '$[0][1]', value ->> '$[0][2]', value ->> '$[0][3]', value ->> '$[0][4]', value ->> '$[0][5]', value ->> 1 FROM json_each(?1) WHERE true
-ON CONFLICT DO UPDATE SET n = n + excluded.n`;
-
-const UPSERT_ROUTE = `INSERT INTO rollup_route (ws, day, app_id, route, method, n, denied)
-SELECT value ->> '$[0][0]', value ->> '$[0][1]', value ->> '$[0][2]', value ->> '$[0][3]', value ->> '$[0][4]', value ->> '$[1][0]', value ->> '$[1][1]' FROM json_each(?1) WHERE true
-ON CONFLICT DO UPDATE SET n = n + excluded.n, denied = denied + excluded.denied`;
-
-const UPSERT_IP = `INSERT INTO rollup_ip (ws, day, app_id, ip_hash, n, denied)
-SELECT value ->> '$[0][0]', value ->> '$[0][1]', value ->> '$[0][2]', value ->> '$[0][3]', value ->> '$[1][0]', value ->> '$[1][1]' FROM json_each(?1) WHERE true
-ON CONFLICT DO UPDATE SET n = n + excluded.n, denied = denied + excluded.denied`;
-
-// Rows: [ws, instance_id, app_id, sdk, sdk_version, at, last_event_at, events, dropped]
-const UPSERT_FLEET = `INSERT INTO fleet (ws, instance_id, app_id, sdk, sdk_version, first_seen, last_seen, last_event_at, events, dropped)
-SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 5, value ->> 6, value ->> 7, value ->> 8 FROM json_each(?1) WHERE true
-ON CONFLICT (ws, instance_id) DO UPDATE SET app_id = excluded.app_id, sdk = excluded.sdk, sdk_version = excluded.sdk_version,
-  last_seen = max(last_seen, excluded.last_seen), last_event_at = nullif(max(coalesce(last_event_at, 0), coalesce(excluded.last_event_at, 0)), 0),
-  events = events + excluded.events, dropped = max(dropped, excluded.dropped)`;
-
-const FIND_IDEMPOTENCY = `SELECT i.ws, i.key, i.request_hash, i.response FROM json_each(?1) AS k
-JOIN idempotency i ON i.ws = k.value ->> 0 AND i.key = k.value ->> 1`;
-
-const INSERT_IDEMPOTENCY = `INSERT INTO idempotency (ws, key, request_hash, response, created_at)
-SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 FROM json_each(?1)`;
-
-/**
- * The JS half of a batch's ingest, done before it queues for the writer: the event tuples and
- * its rollup groups.
- * @param {number} ws @param {import('../store.js').IngestBatch} batch
- */
-function prepareBatch(ws, batch) {
-  const { events, envelope, receivedAt } = batch;
-  const instance = envelope === null ? null : envelope.instance_id;
-  const tuples = new Array(events.length);
-  /** @type {Map<string, number>} */ const byDay = new Map();
-  /** @type {Map<string, number[]>} */ const byRoute = new Map();
-  /** @type {Map<string, number[]>} */ const byIp = new Map();
-  let lastTs = 0;
-  let day = '';
-  let dayStart = 0;
-  let dayEnd = -1;
-  for (let i = 0; i < events.length; i++) {
-    const e = events[i];
-    // events of a batch mostly share a day: format it once per day, not per event
-    if (e.ts < dayStart || e.ts >= dayEnd) {
-      dayStart = e.ts - (((e.ts % DAY_MS) + DAY_MS) % DAY_MS);
-      dayEnd = dayStart + DAY_MS;
-      day = dayOf(dayStart);
-    }
-    tuples[i] = [ws, e.ts, receivedAt, instance, e.app_id, e.sdk, e.sdk_version, e.decision, e.action, e.vector, e.rule, e.matched, e.route, e.method, e.ip_hash, e.ip];
-    if (e.ts > lastTs) lastTs = e.ts;
-    const deny = e.decision === 'deny' ? 1 : 0;
-    const prefix = `[${ws},"${day}",${JSON.stringify(e.app_id)},`;
-    const dk = `${prefix}${JSON.stringify(e.decision)},${JSON.stringify(e.vector)},${JSON.stringify(e.rule)}]`;
-    byDay.set(dk, (byDay.get(dk) ?? 0) + 1);
-    const rk = `${prefix}${JSON.stringify(e.route)},${JSON.stringify(e.method)}]`;
-    const r = byRoute.get(rk);
-    if (r === undefined) byRoute.set(rk, [1, deny]); else { r[0]++; r[1] += deny; }
-    const ik = `${prefix}${JSON.stringify(e.ip_hash)}]`;
-    const p = byIp.get(ik);
-    if (p === undefined) byIp.set(ik, [1, deny]); else { p[0]++; p[1] += deny; }
-  }
-  const fleet = envelope === null ? null
-    : [ws, envelope.instance_id, envelope.app_id, envelope.sdk, envelope.sdk_version, receivedAt, events.length > 0 ? lastTs : null, events.length, envelope.dropped];
-  return { ws, tuples, byDay, byRoute, byIp, fleet, key: batch.idempotencyKey, requestHash: batch.requestHash, response: batch.response, receivedAt };
-}
-
-/**
- * Writes the batches of one group inside the caller's transaction; returns each batch's result.
- * @param {Db} db @param {ReturnType<typeof prepareBatch>[]} group
- */
-async function writeGroup(db, group) {
-  const results = new Array(group.length);
-  /** @type {Map<string, { requestHash: string, response: unknown }>} */
-  const seen = new Map();
-  const keyed = group.filter((b) => b.key !== null);
-  if (keyed.length > 0) {
-    for (const row of await db.all(FIND_IDEMPOTENCY, [JSON.stringify(keyed.map((b) => [b.ws, b.key]))])) {
-      seen.set(`${row.ws} ${row.key}`, { requestHash: row.request_hash, response: JSON.parse(row.response) });
-    }
-  }
-  const fresh = [];
-  const idempotency = [];
-  group.forEach((b, i) => {
-    if (b.key !== null) {
-      const id = `${b.ws} ${b.key}`;
-      const prev = seen.get(id);
-      if (prev !== undefined) {
-        results[i] = { status: prev.requestHash === b.requestHash ? 'replayed' : 'conflict', response: prev.response };
-        return;
-      }
-      // a retry racing its first attempt into the same group: the first one stores
-      seen.set(id, { requestHash: b.requestHash, response: b.response });
-      idempotency.push([b.ws, b.key, b.requestHash, JSON.stringify(b.response), b.receivedAt]);
-    }
-    fresh.push(b);
-    results[i] = { status: 'stored', response: b.response };
-  });
-  const tuples = [];
-  const fleet = [];
-  const byDay = new Map();
-  const byRoute = new Map();
-  const byIp = new Map();
-  for (const b of fresh) {
-    for (const t of b.tuples) tuples.push(t);
-    if (b.fleet !== null) fleet.push(b.fleet);
-    for (const [k, v] of b.byDay) byDay.set(k, (byDay.get(k) ?? 0) + v);
-    mergePairs(byRoute, b.byRoute);
-    mergePairs(byIp, b.byIp);
-  }
-  if (tuples.length > 0) {
-    await db.run(INSERT_EVENTS, [JSON.stringify(tuples)]);
-    await db.run(UPSERT_DAY, [groupRows(byDay)]);
-    await db.run(UPSERT_ROUTE, [groupRows(byRoute)]);
-    await db.run(UPSERT_IP, [groupRows(byIp)]);
-  }
-  if (fleet.length > 0) await db.run(UPSERT_FLEET, [JSON.stringify(fleet)]);
-  if (idempotency.length > 0) await db.run(INSERT_IDEMPOTENCY, [JSON.stringify(idempotency)]);
-  return results;
-}
-
-/** @param {Map<string, number[]>} into @param {Map<string, number[]>} from */
-function mergePairs(into, from) {
-  for (const [k, v] of from) {
-    const t = into.get(k);
-    if (t === undefined) into.set(k, [v[0], v[1]]); else { t[0] += v[0]; t[1] += v[1]; }
-  }
-}
-
 const EVENT_FILTERS = [
   ['decision', 'decision'], ['vector', 'vector'], ['rule', 'rule'], ['route', 'route'], ['method', 'method'], ['ip_hash', 'ip_hash'], ['app', 'app_id'],
 ];
 
-/** A Map of JSON-array keys to counts -> one JSON array of [key, counts] rows. @param {Map<string, number | number[]>} groups */
-function groupRows(groups) {
-  const rows = [];
-  for (const [k, v] of groups) rows.push(`[${k},${typeof v === 'number' ? v : `[${v[0]},${v[1]}]`}]`);
-  return `[${rows.join(',')}]`;
-}
 
 function accountRow(r) {
   return r === undefined ? undefined : { id: r.id, email: r.email, passwordHash: r.password_hash, createdAt: r.created_at };
@@ -585,12 +418,11 @@ function eventRow(r, workspaceId) {
   /** @type {Record<string, unknown>} */
   const e = {
     id: String(r.id), workspace_id: workspaceId, app_id: r.app_id, sdk: r.sdk, sdk_version: r.sdk_version, decision: r.decision,
-    vector: r.vector, rule: r.rule, matched: r.matched, route: r.route, method: r.method, ip_hash: r.ip_hash,
+    vector: r.vector, rule: r.rule, matched: r.matched, route: r.route, method: r.method, ip_hash: r.ip_hex,
     timestamp: new Date(r.ts).toISOString(), received_at: new Date(r.received_at).toISOString(),
   };
   if (r.action !== null) e.action = r.action;
   if (r.ip !== null) e.ip = r.ip;
-  if (r.instance_id !== null) e.instance_id = r.instance_id;
   return e;
 }
 
