@@ -4,7 +4,7 @@
 /**
  * @typedef {{
  *   port: number, host: string, dataDir: string, tlsCert?: string, tlsKey?: string, https: boolean,
- *   publicUrl?: string, trustProxy?: boolean | number | string, retentionDays: number,
+ *   publicUrl?: string, trustProxy?: number | string | string[], retentionDays: number,
  *   ownerEmail: string,
  *   ingest: { maxBytes: number, maxInflated: number }, findings: { maxBytes: number, maxInflated: number },
  *   maxClockSkewMs: number, sessionTtlS: number, accessTokenTtlS: number, deviceCodeTtlS: number, devicePollS: number,
@@ -68,6 +68,23 @@ export function resolveConfig(options = {}) {
     try { u = new URL(c.publicUrl); } catch { u = null; }
     if (u === null || (u.protocol !== 'https:' && u.protocol !== 'http:')) throw new TypeError('control plane: option "publicUrl" must be an http(s) URL');
   }
+  if (c.trustProxy !== undefined) checkTrustProxy(c.trustProxy);
   if (c.synchronous !== 'FULL' && c.synchronous !== 'NORMAL') throw new TypeError('control plane: option "synchronous" must be FULL or NORMAL');
   return c;
+}
+
+/**
+ * Hops (an integer) or the proxies' addresses/CIDRs (a comma-separated string or an array).
+ * `true` is refused: trusting every hop lets any client choose its own address, and with it
+ * its rate-limit bucket and ip_hash.
+ */
+function checkTrustProxy(v) {
+  if (typeof v === 'number') {
+    if (!Number.isInteger(v) || v < 0 || v > 32) throw new TypeError('control plane: option "trustProxy" as a number is the count of proxy hops, 0 to 32');
+    return;
+  }
+  const list = typeof v === 'string' ? v.split(',').map((x) => x.trim()) : Array.isArray(v) ? v : null;
+  if (list === null || list.length === 0 || list.some((x) => typeof x !== 'string' || x.length === 0 || x.length > 64)) {
+    throw new TypeError('control plane: option "trustProxy" must be a hop count or the proxies\' addresses or CIDRs (e.g. "127.0.0.1" or "10.0.0.0/8,loopback"); true is refused because it lets clients forge their address');
+  }
 }

@@ -25,13 +25,18 @@ export { ApiError } from './errors.js';
  */
 export async function bootstrapStore(store, config) {
   if (!(await store.isEmpty())) return null;
+  const file = join(config.dataDir, 'bootstrap.json');
+  // Its credentials would name accounts that no longer exist: refuse rather than overwrite.
+  if (existsSync(file)) {
+    throw new Error(`control plane: ${file} exists but the database is empty (was shield.db deleted?); move bootstrap.json away to create a new owner and key`);
+  }
   const password = newPassword();
   const owner = await store.createAccount({ email: config.ownerEmail, passwordHash: await hashPassword(password) });
   const workspace = await store.createWorkspace({ id: randomUUID(), name: 'default', retentionDays: config.retentionDays, ownerAccountId: owner.id });
   const key = newApiKey();
   await store.createApiKey({ id: key.id, workspaceId: workspace.id, name: 'bootstrap', prefix: key.prefix, hash: key.hash });
   const record = { workspace_id: workspace.id, api_key: key.key, owner: { email: owner.email, password }, created_at: new Date().toISOString() };
-  writeFileSync(join(config.dataDir, 'bootstrap.json'), `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+  writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
   return record;
 }
 
@@ -50,7 +55,13 @@ export async function createControlPlane(options = {}) {
   const { log = (line) => process.stderr.write(`${line}\n`), ...rest } = options;
   const config = resolveConfig(rest);
   const store = await openSqliteStore({ dataDir: config.dataDir, synchronous: config.synchronous, writerThread: true });
-  const bootstrap = await bootstrapStore(store, config);
+  let bootstrap;
+  try {
+    bootstrap = await bootstrapStore(store, config);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
   const app = createApp({ store, config, csrfSecret: csrfSecret(config.dataDir), version: VERSION, log });
   let sweeping = Promise.resolve();
   let closed = false;
@@ -87,10 +98,16 @@ export async function startServer(options = {}) {
   server.requestTimeout = 60_000;
   server.headersTimeout = 20_000;
   server.keepAliveTimeout = 65_000;
-  await new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve(undefined));
-  });
+  try {
+    await new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve(undefined));
+    });
+  } catch (err) {
+    // the store is closed so the caller can exit cleanly; bootstrap.json keeps a first start's credentials
+    await cp.close();
+    throw err;
+  }
   const addr = server.address();
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   const url = `${config.tlsCert === undefined ? 'http' : 'https'}://${host}:${addr.port}`;

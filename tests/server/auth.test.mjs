@@ -213,3 +213,49 @@ describe('device authorization (RFC 8628 shape)', () => {
     expect(ok.text).toContain('Device approved');
   });
 });
+
+describe('over https', () => {
+  it('session and CSRF cookies are Secure with the __Host- prefix, and sign-in works end to end', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const https = await import('node:https');
+    const dir = mkdtempSync(join(tmpdir(), 'shield-tls-'));
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-days', '1',
+      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+    const tls = await startControlPlane({ tlsCert: join(dir, 'cert.pem'), tlsKey: join(dir, 'key.pem') });
+    const ca = readFileSync(join(dir, 'cert.pem'));
+    // node:https with the throwaway certificate as the only trusted root
+    const call = (method, path, headers = {}, body) => new Promise((resolve, reject) => {
+      const req = https.request(`${tls.url}${path}`, { method, headers, ca }, (res) => {
+        let text = '';
+        res.on('data', (c) => { text += c; });
+        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, json: JSON.parse(text) }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    try {
+      expect(tls.url).toMatch(/^https:\/\/127\.0\.0\.1:/);
+      const c = await call('GET', '/v1/auth/csrf');
+      const csrfCookie = c.headers['set-cookie'].find((x) => x.startsWith('__Host-shield.csrf='));
+      expect(csrfCookie).toMatch(/; Secure/);
+      expect(csrfCookie).toMatch(/; Path=\//);
+      const login = await call('POST', '/v1/auth/login', {
+        'content-type': 'application/json', cookie: csrfCookie.split(';')[0], 'x-csrf-token': c.json.csrf_token,
+      }, JSON.stringify({ email: tls.bootstrap.owner.email, password: tls.bootstrap.owner.password }));
+      expect(login.status).toBe(200);
+      const session = login.headers['set-cookie'].find((x) => x.startsWith('__Host-shield_session='));
+      expect(session).toMatch(/HttpOnly/);
+      expect(session).toMatch(/SameSite=Strict/);
+      expect(session).toMatch(/Secure/);
+      const me = await call('GET', '/v1/auth/session', { cookie: session.split(';')[0] });
+      expect(me.status).toBe(200);
+      expect(me.json.account.email).toBe(tls.bootstrap.owner.email);
+      const hsts = (await call('GET', '/healthz')).headers['strict-transport-security'];
+      expect(hsts).toMatch(/max-age=/);
+    } finally {
+      await tls.stop();
+    }
+  });
+});

@@ -14,7 +14,7 @@ ${body}
 </main></body></html>`;
 }
 
-/** @param {{ version: string, workspaces: number, events: number | null }} info */
+/** @param {{ version: string }} info */
 export function homePage(info) {
   return page('shield control plane', `<p>Version ${esc(info.version)} is running. The dashboard arrives in a later release; until then this service offers:</p>
 <ul>

@@ -1,7 +1,7 @@
 // The default store: one sqlite file (WAL) under the data directory. One connection writes,
 // through a queue of transactions; a second, read-only connection serves the read API so a
 // long query never waits behind ingest (WAL readers see the last committed state).
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { Db } from './driver.js';
 import { CORE_SCHEMA } from './schema.js';
@@ -32,6 +32,8 @@ export async function openSqliteStore(options) {
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const file = join(options.dataDir, 'shield.db');
   const db = await Db.open(file);
+  // events and account data: owner-only, whatever the umask (sqlite gives -wal and -shm the same mode)
+  chmodSync(file, 0o600);
   // 8 KB pages: fewer page splits and WAL frames per event than the 4 KB default (measured ~9%).
   // Takes effect only when the file is new.
   await db.exec('PRAGMA page_size = 8192;');
