@@ -17,6 +17,16 @@ const RAW_BODY_PATHS = new Set(['/v1/events', '/v1/findings']);
 const CSRF_EXEMPT_PATHS = new Set(['/v1/auth/device', '/v1/auth/token']);
 
 /**
+ * A path as Express's router matches it (case-insensitive, one trailing slash ignored), so
+ * `/V1/Events/` is treated like the route it reaches.
+ * @param {string} path
+ */
+function routeKey(path) {
+  const lower = path.toLowerCase();
+  return lower.length > 1 && lower.endsWith('/') ? lower.slice(0, -1) : lower;
+}
+
+/**
  * @param {{ store: any, config: import('./config.js').Config, csrfSecret: string, version: string, log: (line: string) => void }} deps
  */
 export function createApp({ store, config, csrfSecret, version, log }) {
@@ -41,7 +51,7 @@ export function createApp({ store, config, csrfSecret, version, log }) {
   const json = express.json({ limit: '64kb' });
   const form = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
   app.use((req, res, next) => {
-    if (!RAW_BODY_PATHS.has(req.path)) return json(req, res, (err) => (err ? next(err) : form(req, res, next)));
+    if (!RAW_BODY_PATHS.has(routeKey(req.path))) return json(req, res, (err) => (err ? next(err) : form(req, res, next)));
     // Exempt by design: shield() below sees an empty body here (and scans the path, query
     // and cookies as usual); the route reads the real body from the stream itself.
     req.body = {};
@@ -55,7 +65,8 @@ export function createApp({ store, config, csrfSecret, version, log }) {
   const csrf = csrfProtection({ secret: csrfSecret, hostPrefix: config.https, cookie: { httpOnly: true, sameSite: 'Strict' } });
   app.use((req, res, next) => {
     // Bearer credentials are not sent by browsers on their own: no forgery to stop there.
-    if (req.headers.authorization !== undefined || RAW_BODY_PATHS.has(req.path) || CSRF_EXEMPT_PATHS.has(req.path)) {
+    const key = routeKey(req.path);
+    if (req.headers.authorization !== undefined || RAW_BODY_PATHS.has(key) || CSRF_EXEMPT_PATHS.has(key)) {
       req.csrfToken = () => '';
       return next();
     }
@@ -91,7 +102,11 @@ export function createApp({ store, config, csrfSecret, version, log }) {
     }
     // body-parser's own errors carry a status and a type
     if (err?.type === 'entity.parse.failed') return void res.status(400).json({ error: 'invalid_json', message: 'body is not valid JSON', field: 'body' });
-    if (err?.type === 'entity.too.large') return void res.status(413).json({ error: 'payload_too_large', message: 'body is too large', field: 'body' });
+    if (err?.code === 'WRITER_LOST') {
+      res.setHeader('Retry-After', '1');
+      return void res.status(503).json({ error: 'unavailable', message: 'the batch could not be stored (the writer restarted); retry it with the same Idempotency-Key' });
+    }
+    if (err?.type === 'entity.too.large' || err?.type === 'parameters.too.many') return void res.status(413).json({ error: 'payload_too_large', message: 'body is too large', field: 'body' });
     if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500) return void res.status(err.status).json({ error: 'invalid_request', message: String(err.message ?? 'bad request').slice(0, 200) });
     if (!logged500) {
       logged500 = true;

@@ -115,10 +115,15 @@ export async function startServer(options = {}) {
     ...cp,
     server,
     url,
-    async close() {
+    /** Stops accepting, lets requests under way finish (at most graceMs), then closes the store. */
+    async close({ graceMs = 5000 } = {}) {
       await new Promise((resolve) => {
-        server.close(() => resolve(undefined));
-        server.closeAllConnections();
+        const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+        server.close(() => {
+          clearTimeout(timer);
+          resolve(undefined);
+        });
+        server.closeIdleConnections();
       });
       await cp.close();
     },

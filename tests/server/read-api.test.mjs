@@ -41,14 +41,14 @@ describe('overview', () => {
     expect(r.status).toBe(200);
     const o = r.json;
     expect(o.totals).toEqual({ allow: 2, deny: 5 });
-    expect(o.perDay).toEqual([
+    expect(o.per_day).toEqual([
       { day: day(now - 2 * DAY), allow: 0, deny: 1 },
       { day: day(now), allow: 2, deny: 4 },
     ]);
-    expect(o.topVectors).toEqual([{ vector: 'xss', denied: 3 }, { vector: 'path', denied: 1 }, { vector: 'sql', denied: 1 }]);
-    expect(o.topCategories[0]).toEqual({ rule: 'patterns.xss.script-tag', vector: 'xss', denied: 3 });
-    expect(o.topRoutes[0]).toEqual({ route: '/search', method: 'GET', requests: 3, denied: 3 });
-    expect(o.topOffenders).toEqual([{ ip_hash: ipA, denied: 4 }, { ip_hash: ipB, denied: 1 }]);
+    expect(o.top_vectors).toEqual([{ vector: 'xss', denied: 3 }, { vector: 'path', denied: 1 }, { vector: 'sql', denied: 1 }]);
+    expect(o.top_categories[0]).toEqual({ rule: 'patterns.xss.script-tag', vector: 'xss', denied: 3 });
+    expect(o.top_routes[0]).toEqual({ route: '/search', method: 'GET', requests: 3, denied: 3 });
+    expect(o.top_offenders).toEqual([{ ip_hash: ipA, denied: 4 }, { ip_hash: ipB, denied: 1 }]);
   });
 
   it('a repeated parameter resolves last-value-wins (shield guards the control plane too)', async () => {
@@ -63,7 +63,7 @@ describe('overview', () => {
     const admin = await owner.request('GET', `/v1/workspaces/${ws}/overview?app=admin`);
     expect(admin.json.totals).toEqual({ allow: 1, deny: 0 });
     const past = await owner.request('GET', `/v1/workspaces/${ws}/overview?from=${day(now - 2 * DAY)}&to=${day(now - 2 * DAY)}`);
-    expect(past.json.topOffenders).toEqual([{ ip_hash: ipA, denied: 1 }]);
+    expect(past.json.top_offenders).toEqual([{ ip_hash: ipA, denied: 1 }]);
   });
 
   it.each([

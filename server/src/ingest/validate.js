@@ -35,11 +35,8 @@ export function describeErrors(errors, prefix = '') {
     let message = e.message ?? 'is invalid';
     if (e.keyword === 'additionalProperties') message = `has an unknown field "${e.params.additionalProperty}"`;
     else if (e.keyword === 'enum') message = `must be one of ${e.params.allowedValues.join(', ')}`;
-    else if (e.keyword === 'required') {
-      out.push(`${field === '' ? '' : `${field}.`}${e.params.missingProperty} is required`);
-      continue;
-    }
-    out.push(`${field === '' ? 'body' : field} ${message}`);
+    if (e.keyword === 'required') out.push(`${field === '' ? '' : `${field}.`}${e.params.missingProperty} is required`);
+    else out.push(`${field === '' ? 'body' : field} ${message}`);
     if (out.length >= 10) break;
   }
   return out;

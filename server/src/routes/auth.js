@@ -7,6 +7,7 @@ import { hashPassword, verifyPassword } from '../auth/passwords.js';
 import { newSecret, secretHash, newUserCode, normalizeUserCode } from '../auth/secrets.js';
 import { SESSION_COOKIE, SECURE_SESSION_COOKIE } from '../auth/principal.js';
 import { devicePage } from '../http/pages.js';
+import { workspaceJson } from '../http/shapes.js';
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 // A dummy hash to verify against when the email is unknown, so timing does not tell which
@@ -48,7 +49,7 @@ export function authRoutes({ store, auth, config, loginLimiter, loginIpLimiter }
   router.post('/v1/auth/login', async (req, res) => {
     const { account, sid } = await signIn(req);
     setSessionCookie(res, sid, config.sessionTtlS);
-    res.json({ account: { id: account.id, email: account.email }, workspaces: await store.workspacesOf(account.id), csrf_token: req.csrfToken() });
+    res.json({ account: { id: account.id, email: account.email }, workspaces: (await store.workspacesOf(account.id)).map(workspaceJson), csrf_token: req.csrfToken() });
   });
 
   router.post('/v1/auth/logout', async (req, res) => {
@@ -61,7 +62,7 @@ export function authRoutes({ store, auth, config, loginLimiter, loginIpLimiter }
   router.get('/v1/auth/session', async (req, res) => {
     const p = await auth.requireSession(req);
     const account = await store.account(p.accountId);
-    res.json({ account: { id: account.id, email: account.email }, workspaces: await store.workspacesOf(account.id), csrf_token: req.csrfToken() });
+    res.json({ account: { id: account.id, email: account.email }, workspaces: (await store.workspacesOf(account.id)).map(workspaceJson), csrf_token: req.csrfToken() });
   });
 
   router.get('/v1/auth/csrf', (req, res) => {

@@ -6,9 +6,13 @@ import { ApiError, badRequest, notFound } from '../errors.js';
 import { newApiKey, randomUUID } from '../auth/secrets.js';
 import { hashPassword, newPassword, PASSWORD_LIMITS } from '../auth/passwords.js';
 import { dayOf } from '../store/sqlite/index.js';
+import { normalizeRepositoryName } from '../findings/parse.js';
+import { workspaceJson, keyJson, overviewJson, fleetJson, repositoryJson, uploadJson, findingJson } from '../http/shapes.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const DAY = /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/;
+// anchored, one optional group at a time: linear on any input (and inputs are capped at 40)
+const TIME = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:[0-9]{2})$/;
 const DAY_MS = 86_400_000;
 const FILTERS = ['decision', 'vector', 'rule', 'route', 'method', 'ip_hash', 'app'];
 
@@ -28,28 +32,32 @@ export function readRoutes({ store, auth, config }) {
 
   router.get('/v1/workspaces', async (req, res) => {
     const p = await auth.requirePrincipal(req);
+    queryOf(req, []);
     if (p.kind === 'key') throw new ApiError(403, 'forbidden', 'API keys may only send events and findings');
     if (p.kind === 'token') return void res.json({ workspaces: [{ ...workspaceJson(await store.workspace(p.workspaceId)), role: 'member' }] });
     const list = await store.workspacesOf(p.accountId);
-    res.json({ workspaces: list.map((w) => ({ ...workspaceJson(w), role: w.role })) });
+    res.json({ workspaces: list.map(workspaceJson) });
   });
 
   router.post('/v1/workspaces', async (req, res) => {
     const p = await auth.requireSession(req);
-    const name = nameField(req.body, 'name');
-    const retentionDays = retentionField(req.body, config.retentionDays);
+    const body = objectBody(req);
+    knownFields(body, ['name', 'retention_days']);
+    const name = nameField(body, 'name');
+    const retentionDays = retentionField(body, config.retentionDays);
     const ws = await store.createWorkspace({ id: randomUUID(), name, retentionDays, ownerAccountId: p.accountId });
     res.status(201).json({ ...workspaceJson(ws), role: 'owner' });
   });
 
   router.get('/v1/workspaces/:workspace', async (req, res) => {
+    queryOf(req, []);
     res.json(workspaceJson(await workspaceOf(req, 'read')));
   });
 
   router.patch('/v1/workspaces/:workspace', async (req, res) => {
     const ws = await workspaceOf(req, 'admin');
     const body = objectBody(req);
-    for (const k of Object.keys(body)) if (k !== 'name' && k !== 'retention_days') throw badRequest(`unknown field "${k}" (use name or retention_days)`, k);
+    knownFields(body, ['name', 'retention_days']);
     const name = body.name === undefined ? undefined : nameField(body, 'name');
     const retentionDays = body.retention_days === undefined ? undefined : retentionField(body, ws.retentionDays);
     res.json(workspaceJson(await store.updateWorkspace(ws.id, { name, retentionDays })));
@@ -62,7 +70,7 @@ export function readRoutes({ store, auth, config }) {
     const from = q.from === undefined ? dayOf(Date.parse(`${to}T00:00:00Z`) - 29 * DAY_MS) : dayParam(q.from, 'from');
     if (from > to) throw badRequest('from must not be after to', 'from');
     const limit = intParam(q.limit, 'limit', 1, 100, 10);
-    res.json(await store.overview(ws.id, { from, to, app: stringParam(q.app, 'app', 128), limit }));
+    res.json(overviewJson(await store.overview(ws.id, { from, to, app: stringParam(q.app, 'app', 128), limit })));
   });
 
   router.get('/v1/workspaces/:workspace/events', async (req, res) => {
@@ -84,36 +92,43 @@ export function readRoutes({ store, auth, config }) {
 
   router.get('/v1/workspaces/:workspace/fleet', async (req, res) => {
     const ws = await workspaceOf(req, 'read');
+    queryOf(req, []);
     const now = Date.now();
-    const instances = (await store.fleet(ws.id)).map((f) => ({
-      instance_id: f.instanceId, app_id: f.appId, sdk: f.sdk, sdk_version: f.sdkVersion,
-      first_seen: iso(f.firstSeen), last_seen: iso(f.lastSeen), last_event_at: f.lastEventAt ? iso(f.lastEventAt) : null,
-      events: f.events, dropped: f.dropped, status: now - f.lastSeen <= config.fleetStaleS * 1000 ? 'active' : 'stale',
-    }));
-    res.json({ instances });
+    res.json({ instances: (await store.fleet(ws.id)).map((f) => fleetJson(f, now, config.fleetStaleS)) });
   });
 
   router.get('/v1/workspaces/:workspace/findings', async (req, res) => {
     const ws = await workspaceOf(req, 'read');
-    const repository = stringParam(req.query.repository, 'repository', 512);
-    if (repository === undefined) return void res.json({ repositories: await store.findingRepositories(ws.id) });
-    const uploadId = req.query.upload_id === undefined ? undefined : intParam(req.query.upload_id, 'upload_id', 1, Number.MAX_SAFE_INTEGER, 0);
-    const limit = intParam(req.query.limit, 'limit', 1, 5000, 1000);
-    const found = await store.repositoryFindings(ws.id, repository, { uploadId, limit });
-    if (found === undefined) throw notFound('no uploads for this repository');
-    res.json(found);
+    const q = queryOf(req, ['repository', 'upload_id', 'kind', 'limit']);
+    const raw = stringParam(q.repository, 'repository', 512);
+    if (raw === undefined) {
+      if (Object.keys(q).length > 0) throw badRequest('upload_id, kind and limit go with repository', Object.keys(q)[0]);
+      return void res.json({ repositories: (await store.findingRepositories(ws.id)).map(repositoryJson) });
+    }
+    // the same spellings as uploads: https://github.com/acme/shop.git is github.com/acme/shop
+    const repository = normalizeRepositoryName(raw);
+    if (repository === null) throw badRequest('repository is not a repository name', 'repository');
+    const uploadId = q.upload_id === undefined ? undefined : intParam(q.upload_id, 'upload_id', 1, Number.MAX_SAFE_INTEGER, 0);
+    if (q.kind !== undefined && q.kind !== 'sca' && q.kind !== 'audit') throw badRequest('kind must be sca or audit', 'kind');
+    const limit = intParam(q.limit, 'limit', 1, 5000, 1000);
+    const found = await store.repositoryFindings(ws.id, repository, { uploadId, kind: q.kind, limit });
+    if (found === undefined) throw notFound('no such upload for this repository');
+    res.json({ repository: found.repository, upload: uploadJson(found.upload), findings: found.findings.map(findingJson) });
   });
 
   // ---- keys and members (owners) -------------------------------------------------------
 
   router.get('/v1/workspaces/:workspace/keys', async (req, res) => {
     const ws = await workspaceOf(req, 'admin');
+    queryOf(req, []);
     res.json({ keys: (await store.apiKeys(ws.id)).map(keyJson) });
   });
 
   router.post('/v1/workspaces/:workspace/keys', async (req, res) => {
     const ws = await workspaceOf(req, 'admin');
-    const name = nameField(objectBody(req), 'name');
+    const body = objectBody(req);
+    knownFields(body, ['name']);
+    const name = nameField(body, 'name');
     const fresh = newApiKey();
     const key = await store.createApiKey({ id: fresh.id, workspaceId: ws.id, name, prefix: fresh.prefix, hash: fresh.hash });
     res.status(201).json({ ...keyJson(key), key: fresh.key });
@@ -127,16 +142,23 @@ export function readRoutes({ store, auth, config }) {
 
   router.get('/v1/workspaces/:workspace/members', async (req, res) => {
     const ws = await workspaceOf(req, 'read');
+    queryOf(req, []);
     res.json({ members: (await store.members(ws.id)).map((m) => ({ account_id: m.accountId, email: m.email, role: m.role, created_at: iso(m.createdAt) })) });
   });
 
   router.post('/v1/workspaces/:workspace/members', async (req, res) => {
     const ws = await workspaceOf(req, 'admin');
     const body = objectBody(req);
+    knownFields(body, ['email', 'role']);
     const email = emailField(body);
     const role = body.role ?? 'member';
     if (role !== 'owner' && role !== 'member') throw badRequest('role must be owner or member', 'role');
     let account = await store.accountByEmail(email);
+    if (account !== undefined && role === 'member') {
+      const members = await store.members(ws.id);
+      const owners = members.filter((m) => m.role === 'owner');
+      if (owners.length === 1 && owners[0].accountId === account.id) throw new ApiError(409, 'last_owner', 'a workspace keeps at least one owner: add another owner first');
+    }
     let password;
     if (account === undefined) {
       // A new account gets a generated password, shown once to the owner who added it.
@@ -163,12 +185,11 @@ export function readRoutes({ store, auth, config }) {
 
 const iso = (ms) => new Date(ms).toISOString();
 
-function workspaceJson(w) {
-  return { id: w.id, name: w.name, retention_days: w.retentionDays, created_at: iso(w.createdAt) };
-}
-
-function keyJson(k) {
-  return { id: k.id, name: k.name, prefix: k.prefix, created_at: iso(k.createdAt), last_used_at: k.lastUsedAt ? iso(k.lastUsedAt) : null, revoked_at: k.revokedAt ? iso(k.revokedAt) : null };
+/** Refuses fields the route does not know, rather than silently ignoring them. */
+function knownFields(body, known) {
+  for (const k of Object.keys(body)) {
+    if (!known.includes(k)) throw badRequest(`unknown field "${k.slice(0, 40)}" (known: ${known.join(', ')})`, k.slice(0, 40));
+  }
 }
 
 function objectBody(req) {
@@ -201,13 +222,15 @@ function intParam(v, field, min, max, fallback) {
 }
 
 function dayParam(v, field) {
-  if (typeof v !== 'string' || !DAY.test(v) || Number.isNaN(Date.parse(`${v}T00:00:00Z`))) throw badRequest(`${field} must be a UTC day, YYYY-MM-DD`, field);
+  const t = typeof v === 'string' && DAY.test(v) ? Date.parse(`${v}T00:00:00Z`) : NaN;
+  // round trip: 2024-02-30 parses (as March 1) but is no day
+  if (!Number.isFinite(t) || dayOf(t) !== v) throw badRequest(`${field} must be a UTC day, YYYY-MM-DD`, field);
   return v;
 }
 
 function timeParam(v, field) {
-  const t = typeof v === 'string' && v.length <= 40 ? Date.parse(v) : NaN;
-  if (!Number.isFinite(t)) throw badRequest(`${field} must be an ISO 8601 date-time`, field);
+  const t = typeof v === 'string' && v.length <= 40 && TIME.test(v) ? Date.parse(v) : NaN;
+  if (!Number.isFinite(t)) throw badRequest(`${field} must be an ISO 8601 date-time with Z or an offset, e.g. 2026-01-31T12:00:00Z`, field);
   return t;
 }
 

@@ -40,9 +40,9 @@
  *
  * lifecycle   close()
  * accounts    createAccount({ email, passwordHash }) -> Account; accountByEmail(email); account(id)
- * workspaces  createWorkspace({ name, retentionDays, ownerAccountId, id? }) -> Workspace;
+ * workspaces  createWorkspace({ id, name, retentionDays, ownerAccountId? }) -> Workspace;
  *             workspace(id); workspacesOf(accountId) -> (Workspace & { role })[];
- *             updateWorkspace(id, { name?, retentionDays? }); isEmpty() -> boolean
+ *             updateWorkspace(id, { name?, retentionDays? }) -> Workspace | undefined; isEmpty() -> boolean
  * members     members(workspaceId) -> Member[]; role(workspaceId, accountId) -> role | null;
  *             addMember(workspaceId, accountId, role); removeMember(workspaceId, accountId)
  * api keys    createApiKey({ id, workspaceId, name, prefix, hash }) -> ApiKey; apiKeys(workspaceId);
@@ -51,16 +51,20 @@
  * sessions    createSession({ hash, accountId, expiresAt }); session(hash) -> Session | undefined;
  *             deleteSession(hash)
  * device flow createDeviceCode({ hash, userCode, intervalS, expiresAt }); deviceCodeByHash(hash);
- *             deviceCodeByUserCode(userCode); decideDeviceCode(userCode, { status, accountId, workspaceId }) -> boolean;
+ *             deviceCodeByUserCode(userCode); decideDeviceCode(userCode, { status, accountId, workspaceId }) -> boolean
+ *             (false when the code is not pending, expired, or the workspace is unknown);
  *             pollDeviceCode(hash, at, newIntervalS?); useDeviceCode(hash) -> boolean (pending approved -> used, once)
  * tokens      createAccessToken({ hash, accountId, workspaceId, expiresAt }); accessToken(hash)
  * ingest      ingestEvents(IngestBatch) -> IngestResult: atomic (events, rollups, fleet, idempotency key),
  *             settled after the commit; an envelope without events (heartbeat) updates the fleet only
  * read        overview(workspaceId, OverviewQuery); events(workspaceId, EventQuery) -> { events, next };
  *             fleet(workspaceId); countEvents(workspaceId)
- * findings    ingestFindings(workspaceId, upload) -> { uploadId, findings };
- *             findingRepositories(workspaceId); repositoryFindings(workspaceId, repository, { uploadId? })
- * retention   applyRetention(now) -> { events, uploads }  (per workspace retention_days)
+ * findings    ingestFindings(workspaceId, upload) -> { uploadId, findings, inventory } (counts);
+ *             findingRepositories(workspaceId); repositoryFindings(workspaceId, repository, { uploadId?, kind?, limit? })
+ * retention   applyRetention(now) -> { events, uploads }  (per workspace retention_days; events go to the
+ *             millisecond, per-day rollups once their whole day is past the cutoff)
+ *
+ * close() waits for calls already under way (an ingest in flight is stored or refused, never cut off).
  */
 export const STORE_METHODS = Object.freeze([
   'close',

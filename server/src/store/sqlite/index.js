@@ -57,9 +57,14 @@ export class SqliteStore {
     this.wsKeys = new Map();
     /** @type {GroupCommitter | WriterThread} */
     this.writer = new GroupCommitter(db);
+    /** @type {Set<Promise<unknown>>} ingests under way, which close() lets finish */
+    this.inflight = new Set();
+    this.closing = false;
   }
 
   async close() {
+    this.closing = true;
+    await Promise.allSettled([...this.inflight]);
     await this.writer.close();
     await this.db.close();
     await this.reader.close();
@@ -226,7 +231,8 @@ export class SqliteStore {
 
   /** Approves or denies a pending, unexpired code; false when it is not pending any more. */
   async decideDeviceCode(userCode, { status, accountId, workspaceId }) {
-    const ws = workspaceId === null ? null : await this.mustWsKey(workspaceId);
+    const ws = workspaceId === null ? null : await this.wsKey(workspaceId);
+    if (ws === undefined) return false;
     const { changes } = await this.db.transaction((db) => db.run(
       "UPDATE device_codes SET status = ?, account_id = ?, ws = ? WHERE user_code = ? AND status = 'pending' AND expires_at > ?",
       [status, accountId, ws, userCode, Date.now()],
@@ -262,9 +268,17 @@ export class SqliteStore {
    * @param {import('../store.js').IngestBatch} batch
    * @returns {Promise<import('../store.js').IngestResult>}
    */
-  async ingestEvents(batch) {
-    const prepared = prepareBatch(await this.mustWsKey(batch.workspaceId), batch);
-    return this.writer.submit(prepared);
+  ingestEvents(batch) {
+    return this.track(async () => this.writer.submit(prepareBatch(await this.mustWsKey(batch.workspaceId), batch)));
+  }
+
+  /** Runs an operation close() must wait for; refused once closing started. @template T @param {() => Promise<T>} fn */
+  track(fn) {
+    if (this.closing) return Promise.reject(new Error('the store is closed'));
+    const p = fn();
+    this.inflight.add(p);
+    p.then(() => this.inflight.delete(p), () => this.inflight.delete(p));
+    return p;
   }
 
   // ---- read ----------------------------------------------------------------------------
@@ -345,8 +359,8 @@ export class SqliteStore {
 
   // ---- findings ------------------------------------------------------------------------
 
-  async ingestFindings(workspaceId, upload) {
-    return ingestFindings(this.db, await this.mustWsKey(workspaceId), upload, Date.now());
+  ingestFindings(workspaceId, upload) {
+    return this.track(async () => ingestFindings(this.db, await this.mustWsKey(workspaceId), upload, Date.now()));
   }
 
   async findingRepositories(workspaceId) {
