@@ -946,7 +946,7 @@ export function storeContract(name, openStore) {
         expect((await store.overview(short.id, oldDay)).totals.deny).toBe(2);
 
         const at = Date.now();
-        expect(await store.applyRetention(at)).toEqual({ events: 2, uploads: 0 });
+        expect(await store.applyRetention(at)).toMatchObject({ events: 2, uploads: 0 });
         expect((await allPages(store, short.id)).map((e) => e.matched).sort()).toEqual(['s-new0', 's-new1', 's-new2']);
         expect(await store.countEvents(short.id)).toBe(3);
         expect(await store.countEvents(long.id)).toBe(2);
@@ -960,14 +960,37 @@ export function storeContract(name, openStore) {
         expect(await store.repositoryFindings(short.id, 'github.com/acme/r', { uploadId: shortUpload.uploadId })).toBeDefined();
 
         // three days on: the short workspace's events and upload are past its 2 days; nothing of the long one is
-        expect(await store.applyRetention(at + 3 * DAY)).toEqual({ events: 3, uploads: 1 });
+        expect(await store.applyRetention(at + 3 * DAY)).toMatchObject({ events: 3, uploads: 1 });
         expect(await store.countEvents(short.id)).toBe(0);
         expect(await store.findingRepositories(short.id)).toEqual([]);
         expect(await store.repositoryFindings(short.id, 'github.com/acme/r')).toBeUndefined();
         expect(await store.countEvents(long.id)).toBe(2);
         expect((await store.findingRepositories(long.id)).map((r) => r.uploads)).toEqual([1]);
         expect((await store.repositoryFindings(long.id, 'github.com/acme/r')).findings).toHaveLength(1);
-        expect(await store.applyRetention(at + 3 * DAY)).toEqual({ events: 0, uploads: 0 });
+        expect(await store.applyRetention(at + 3 * DAY)).toMatchObject({ events: 0, uploads: 0 });
+      });
+
+      it('keeps the largest offenders and routes of past days exact, whatever it compacts', async () => {
+        const store = await fresh();
+        const w = await tenant(store, 'busy', 30);
+        const yesterday = Date.now() - DAY;
+        // 700 addresses and routes with one denied request each, and three heavy hitters
+        const events = Array.from({ length: 700 }, (_, i) => storedEvent({ ts: yesterday + i, ip_hash: ipHash(`many-${i}`), route: `/r/${i}` }));
+        for (const [name, n] of [['heavy-a', 40], ['heavy-b', 30], ['heavy-c', 20]]) {
+          for (let i = 0; i < n; i++) events.push(storedEvent({ ts: yesterday + 1000 + i, ip_hash: ipHash(name), route: `/${name}` }));
+        }
+        await store.ingestEvents(ingestBatch(w.id, events));
+        const range = { from: dayOf(yesterday), to: dayOf(yesterday), limit: 3 };
+        const before = await store.overview(w.id, range);
+        const result = await store.applyRetention(Date.now());
+        expect(result.events).toBe(0);
+        const after = await store.overview(w.id, range);
+        expect(after.totals).toEqual(before.totals);
+        expect(after.topOffenders).toEqual([
+          { ip_hash: ipHash('heavy-a'), denied: 40 }, { ip_hash: ipHash('heavy-b'), denied: 30 }, { ip_hash: ipHash('heavy-c'), denied: 20 },
+        ]);
+        expect(after.topOffenders).toEqual(before.topOffenders);
+        expect(after.topRoutes.map((r) => [r.route, r.denied])).toEqual([['/heavy-a', 40], ['/heavy-b', 30], ['/heavy-c', 20]]);
       });
 
       it('follows a changed retention', async () => {

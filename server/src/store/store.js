@@ -61,8 +61,9 @@
  *             fleet(workspaceId); countEvents(workspaceId)
  * findings    ingestFindings(workspaceId, upload) -> { uploadId, findings, inventory } (counts);
  *             findingRepositories(workspaceId); repositoryFindings(workspaceId, repository, { uploadId?, kind?, limit? })
- * retention   applyRetention(now) -> { events, uploads }  (per workspace retention_days; events go to the
- *             millisecond, per-day rollups once their whole day is past the cutoff)
+ * retention   applyRetention(now) -> { events, uploads, compacted }  (per workspace retention_days; events go
+ *             to the millisecond, per-day rollups once their whole day is past the cutoff; the route and
+ *             address rollups of past days are trimmed to each day's largest entries: `compacted` rows)
  *
  * close() waits for calls already under way (an ingest in flight is stored or refused, never cut off).
  */

@@ -11,6 +11,12 @@ import { GroupCommitter, prepareBatch } from './ingest.js';
 import { WriterThread } from './writer-thread.js';
 
 const DAY_MS = 86_400_000;
+// Rows per past day and app the route and address rollups keep (see compactRollups).
+export const TOP_KEEP = 500;
+const COMPACTED = [
+  { table: 'rollup_ip', key: 'ip_hash', order: 'denied DESC, ip_hash' },
+  { table: 'rollup_route', key: 'route, method', order: 'denied DESC, n DESC, route, method' },
+];
 
 /** @param {number} ms */
 export function dayOf(ms) {
@@ -40,18 +46,24 @@ export async function openSqliteStore(options) {
   // FULL: a commit is on disk before ingest answers 202, so even a power cut loses nothing acknowledged.
   await db.exec(connectionPragmas(options.synchronous ?? 'FULL'));
   await db.exec(CORE_SCHEMA + FINDINGS_SCHEMA);
-  const reader = await Db.open(file, { readonly: true });
-  await reader.exec('PRAGMA busy_timeout = 5000;');
-  const store = new SqliteStore(db, reader, file);
+  // two readers: the overview's two big aggregates run side by side, one per core
+  const readers = [];
+  for (let i = 0; i < 2; i++) {
+    const r = await Db.open(file, { readonly: true });
+    await r.exec('PRAGMA busy_timeout = 5000;');
+    readers.push(r);
+  }
+  const store = new SqliteStore(db, readers, file);
   if (options.writerThread) store.writer = await WriterThread.start({ file, synchronous: options.synchronous ?? 'FULL' });
   return store;
 }
 
 export class SqliteStore {
-  /** @param {Db} db @param {Db} reader @param {string} file */
-  constructor(db, reader, file) {
+  /** @param {Db} db @param {Db[]} readers @param {string} file */
+  constructor(db, readers, file) {
     this.db = db;
-    this.reader = reader;
+    this.readers = readers;
+    this.reader = readers[0];
     this.file = file;
     /** @type {Map<string, number>} workspace UUID -> integer key */
     this.wsKeys = new Map();
@@ -67,7 +79,7 @@ export class SqliteStore {
     await Promise.allSettled([...this.inflight]);
     await this.writer.close();
     await this.db.close();
-    await this.reader.close();
+    for (const r of this.readers) await r.close();
   }
 
   /** @param {string} workspaceId @returns {Promise<number | undefined>} */
@@ -292,12 +304,12 @@ export class SqliteStore {
     const app = q.app ?? null;
     const base = [ws, q.from, q.to, app];
     const where = 'ws = ?1 AND day BETWEEN ?2 AND ?3 AND (?4 IS NULL OR app_id = ?4)';
-    const r = this.reader;
+    const [r, r2] = this.readers;
     const [days, vectors, rules, routes, ips] = await Promise.all([
       r.all(`SELECT day, sum(CASE WHEN decision = 'allow' THEN n ELSE 0 END) AS allow, sum(CASE WHEN decision = 'deny' THEN n ELSE 0 END) AS deny FROM rollup_day WHERE ${where} GROUP BY day ORDER BY day`, base),
       r.all(`SELECT vector, sum(n) AS n FROM rollup_day WHERE ${where} AND decision = 'deny' GROUP BY vector ORDER BY n DESC, vector LIMIT ?5`, [...base, limit]),
       r.all(`SELECT rule, vector, sum(n) AS n FROM rollup_day WHERE ${where} AND decision = 'deny' GROUP BY rule, vector ORDER BY n DESC, rule LIMIT ?5`, [...base, limit]),
-      r.all(`SELECT route, method, sum(n) AS n, sum(denied) AS denied FROM rollup_route WHERE ${where} GROUP BY route, method ORDER BY denied DESC, n DESC, route LIMIT ?5`, [...base, limit]),
+      r2.all(`SELECT route, method, sum(n) AS n, sum(denied) AS denied FROM rollup_route WHERE ${where} GROUP BY route, method ORDER BY denied DESC, n DESC, route LIMIT ?5`, [...base, limit]),
       r.all(`SELECT lower(hex(ip_hash)) AS ip_hash, sum(denied) AS denied FROM rollup_ip WHERE ${where} GROUP BY rollup_ip.ip_hash ORDER BY denied DESC, rollup_ip.ip_hash LIMIT ?5`, [...base, limit]),
     ]);
     const totals = { allow: 0, deny: 0 };
@@ -383,6 +395,7 @@ export class SqliteStore {
     const workspaces = await this.db.all('SELECT ws, retention_days FROM workspaces');
     let events = 0;
     let uploads = 0;
+    let compacted = 0;
     for (const w of workspaces) {
       const cutoff = now - w.retention_days * DAY_MS;
       const cutoffDay = dayOf(cutoff);
@@ -395,6 +408,7 @@ export class SqliteStore {
         for (const t of ['rollup_day', 'rollup_route', 'rollup_ip']) await db.run(`DELETE FROM ${t} WHERE ws = ? AND day < ?`, [w.ws, cutoffDay]);
       });
       uploads += await deleteUploadsBefore(this.db, w.ws, cutoff);
+      compacted += await this.compactRollups(w.ws, dayOf(now));
     }
     await this.db.transaction(async (db) => {
       await db.run('DELETE FROM sessions WHERE expires_at <= ?', [now]);
@@ -402,7 +416,29 @@ export class SqliteStore {
       await db.run('DELETE FROM device_codes WHERE expires_at <= ?', [now - DAY_MS]);
       await db.run('DELETE FROM idempotency WHERE created_at <= ?', [now - DAY_MS]);
     });
-    return { events, uploads };
+    return { events, uploads, compacted };
+  }
+
+  /**
+   * Past days keep only their TOP_KEEP largest route and address rows per app, so the
+   * overview's top lists over 30 days sum thousands of rows, not millions. Today stays whole;
+   * rows of late events for a past day are added, then trimmed again at the next sweep.
+   * @param {number} ws @param {string} today @returns {Promise<number>} rows removed
+   */
+  async compactRollups(ws, today) {
+    let removed = 0;
+    for (const t of COMPACTED) {
+      const groups = await this.db.all(`SELECT day, app_id FROM ${t.table} WHERE ws = ? AND day < ? GROUP BY day, app_id HAVING count(*) > ?`, [ws, today, TOP_KEEP]);
+      for (const g of groups) {
+        const { changes } = await this.db.transaction((db) => db.run(
+          `DELETE FROM ${t.table} WHERE ws = ?1 AND day = ?2 AND app_id = ?3 AND (${t.key}) NOT IN
+           (SELECT ${t.key} FROM ${t.table} WHERE ws = ?1 AND day = ?2 AND app_id = ?3 ORDER BY ${t.order} LIMIT ?4)`,
+          [ws, g.day, g.app_id, TOP_KEEP],
+        ));
+        removed += changes;
+      }
+    }
+    return removed;
   }
 }
 
