@@ -105,6 +105,9 @@ function operation({ responses, ...rest }) {
   return { ...rest, responses: all };
 }
 
+// `name` of a workspace or key, as the routes check it
+const NAME_FIELD = { type: 'string', maxLength: 100, pattern: '\\S', description: 'At most 100 characters, not blank; stored trimmed.' };
+
 const SECURITY = {
   none: [],
   apiKey: [{ apiKey: [] }],
@@ -1003,7 +1006,7 @@ function paths() {
             type: 'object',
             required: ['name'],
             properties: {
-              name: { type: 'string', maxLength: 100, pattern: '\\S', description: 'At most 100 characters, not blank; stored trimmed.' },
+              name: NAME_FIELD,
               retention_days: { type: 'integer', minimum: 1, maximum: 3650, description: 'Days to keep events and uploads (default: the server\'s, 30).' },
             },
           }),
@@ -1044,7 +1047,7 @@ function paths() {
             type: 'object',
             additionalProperties: false,
             properties: {
-              name: { type: 'string', maxLength: 100, pattern: '\\S', description: 'At most 100 characters, not blank; stored trimmed.' },
+              name: NAME_FIELD,
               retention_days: { type: 'integer', minimum: 1, maximum: 3650 },
             },
           }),
@@ -1179,7 +1182,7 @@ function paths() {
           content: json({
             type: 'object',
             required: ['name'],
-            properties: { name: { type: 'string', maxLength: 100, pattern: '\\S', description: 'At most 100 characters, not blank; stored trimmed.' } },
+            properties: { name: NAME_FIELD },
           }),
         },
         responses: {
