@@ -4,7 +4,7 @@ import express from 'express';
 import { shield, csrfProtection } from '@shield/node';
 import { ApiError } from './errors.js';
 import { principals } from './auth/principal.js';
-import { Limiter } from './http/limiter.js';
+import { Limiter, addressKey } from './http/limiter.js';
 import { ingestRoutes } from './routes/ingest.js';
 import { authRoutes } from './routes/auth.js';
 import { readRoutes } from './routes/read.js';
@@ -15,6 +15,11 @@ import { openApiDocument } from './openapi.js';
 const RAW_BODY_PATHS = new Set(['/v1/events', '/v1/findings']);
 // The CLI's half of the device login sends no cookies, so there is nothing to forge.
 const CSRF_EXEMPT_PATHS = new Set(['/v1/auth/device', '/v1/auth/token']);
+
+/** @param {string | undefined} header */
+function isBearer(header) {
+  return typeof header === 'string' && header.length > 7 && header.slice(0, 7).toLowerCase() === 'bearer ';
+}
 
 /**
  * A path as Express's router matches it (case-insensitive, one trailing slash ignored), so
@@ -34,15 +39,17 @@ export function createApp({ store, config, csrfSecret, version, log }) {
   app.disable('x-powered-by');
   if (config.trustProxy !== undefined) app.set('trust proxy', config.trustProxy);
 
-  const auth = principals(store);
+  const auth = principals(store, { secureAlways: config.https });
   const ipLimiter = new Limiter(config.ipRate);
   const keyLimiter = new Limiter(config.keyRate);
   const loginLimiter = new Limiter(config.loginRate);
   const loginIpLimiter = new Limiter(config.loginIpRate);
-  const ctx = { store, auth, config, keyLimiter, loginLimiter, loginIpLimiter };
+  const loginEmailLimiter = new Limiter(config.loginEmailRate);
+  const deviceLimiter = new Limiter(config.deviceRate);
+  const ctx = { store, auth, config, keyLimiter, loginLimiter, loginIpLimiter, loginEmailLimiter, deviceLimiter };
 
   app.use((req, res, next) => {
-    const wait = ipLimiter.take(req.ip ?? '');
+    const wait = ipLimiter.take(addressKey(req.ip));
     if (wait === 0) return next();
     res.setHeader('Retry-After', String(wait));
     res.status(429).json({ error: 'rate_limited', message: `too many requests from this address; retry in ${wait} s` });
@@ -66,7 +73,9 @@ export function createApp({ store, config, csrfSecret, version, log }) {
   app.use((req, res, next) => {
     // Bearer credentials are not sent by browsers on their own: no forgery to stop there.
     const key = routeKey(req.path);
-    if (req.headers.authorization !== undefined || RAW_BODY_PATHS.has(key) || CSRF_EXEMPT_PATHS.has(key)) {
+    // Only a Bearer credential exempts: browsers never attach one by themselves, but they do
+    // replay Basic or Negotiate credentials on cross-site posts.
+    if (isBearer(req.headers.authorization) || RAW_BODY_PATHS.has(key) || CSRF_EXEMPT_PATHS.has(key)) {
       req.csrfToken = () => '';
       return next();
     }
@@ -92,7 +101,10 @@ export function createApp({ store, config, csrfSecret, version, log }) {
     res.status(404).json({ error: 'not_found', message: `no route ${req.method} ${req.path.slice(0, 200)}` });
   });
 
-  let logged500 = false;
+  // Internal errors are logged, at most one line a second with a count of those left out, so
+  // a noisy fault cannot fill the log and a later, different fault is not hidden.
+  let lastLog = 0;
+  let unlogged = 0;
   app.use((err, req, res, next) => {
     if (res.headersSent) return next(err);
     if (err instanceof ApiError) {
@@ -108,10 +120,12 @@ export function createApp({ store, config, csrfSecret, version, log }) {
     }
     if (err?.type === 'entity.too.large' || err?.type === 'parameters.too.many') return void res.status(413).json({ error: 'payload_too_large', message: 'body is too large', field: 'body' });
     if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500) return void res.status(err.status).json({ error: 'invalid_request', message: String(err.message ?? 'bad request').slice(0, 200) });
-    if (!logged500) {
-      logged500 = true;
-      log(`shield control plane: internal error (logged once): ${err?.stack ?? err}`);
-    }
+    const now = Date.now();
+    if (now - lastLog >= 1000) {
+      log(`shield control plane: internal error${unlogged > 0 ? ` (${unlogged} more since the last line)` : ''}: ${err?.stack ?? err}`);
+      lastLog = now;
+      unlogged = 0;
+    } else unlogged++;
     res.status(500).json({ error: 'internal', message: 'internal error' });
   });
   return app;

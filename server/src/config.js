@@ -8,7 +8,8 @@
  *   ownerEmail: string,
  *   ingest: { maxBytes: number, maxInflated: number }, findings: { maxBytes: number, maxInflated: number },
  *   maxClockSkewMs: number, sessionTtlS: number, accessTokenTtlS: number, deviceCodeTtlS: number, devicePollS: number,
- *   ipRate: { rate: number, burst: number }, keyRate: { rate: number, burst: number }, loginRate: { rate: number, burst: number }, loginIpRate: { rate: number, burst: number },
+ *   ipRate: { rate: number, burst: number }, keyRate: { rate: number, burst: number }, loginRate: { rate: number, burst: number }, loginIpRate: { rate: number, burst: number }, loginEmailRate: { rate: number, burst: number },
+ *   deviceRate: { rate: number, burst: number }, maxPendingDeviceCodes: number, maxIngestInFlight: number, maxFindingsInFlight: number,
  *   fleetStaleS: number, retentionSweepS: number, synchronous: 'FULL' | 'NORMAL',
  * }} Config
  */
@@ -26,7 +27,7 @@ export function defaultConfig() {
     ownerEmail: 'owner@shield.local',
     // 1,000 events of ~400 bytes is ~0.4 MB of JSON: these caps leave room and stop abuse.
     ingest: { maxBytes: 4 * MB, maxInflated: 8 * MB },
-    findings: { maxBytes: 32 * MB, maxInflated: 128 * MB },
+    findings: { maxBytes: 8 * MB, maxInflated: 32 * MB },
     maxClockSkewMs: 10 * 60_000,
     sessionTtlS: 12 * 3600,
     accessTokenTtlS: 8 * 3600,
@@ -34,9 +35,18 @@ export function defaultConfig() {
     devicePollS: 5,
     ipRate: { rate: 500, burst: 1000 },
     keyRate: { rate: 200, burst: 400 },
-    // failed sign-ins: 10 per email, then one more every 90 s; 50 per address, then one every 6 s
+    // failed sign-ins: 10 per (email, address), then one every 90 s; 50 per address, then one
+    // every 6 s; 100 per email from anywhere, then one every 10 s
     loginRate: { rate: 1 / 90, burst: 10 },
     loginIpRate: { rate: 1 / 6, burst: 50 },
+    loginEmailRate: { rate: 1 / 10, burst: 100 },
+    // device codes per address: 10, then one every 30 s; at most 1,000 pending at once
+    deviceRate: { rate: 1 / 30, burst: 10 },
+    maxPendingDeviceCodes: 1000,
+    // event batches being parsed or stored at once; beyond it ingest answers 503
+    maxIngestInFlight: 64,
+    // findings uploads being parsed or stored at once (each may inflate to maxInflated)
+    maxFindingsInFlight: 2,
     fleetStaleS: 300,
     retentionSweepS: 3600,
     synchronous: 'FULL',
@@ -84,6 +94,9 @@ function checkTrustProxy(v) {
     return;
   }
   const list = typeof v === 'string' ? v.split(',').map((x) => x.trim()) : Array.isArray(v) ? v : null;
+  if (list !== null && list.some((x) => x === '0.0.0.0/0' || x === '::/0')) {
+    throw new TypeError('control plane: option "trustProxy" must not trust every address (0.0.0.0/0 or ::/0): that lets clients forge their address');
+  }
   if (list === null || list.length === 0 || list.some((x) => typeof x !== 'string' || x.length === 0 || x.length > 64)) {
     throw new TypeError('control plane: option "trustProxy" must be a hop count or the proxies\' addresses or CIDRs (e.g. "127.0.0.1" or "10.0.0.0/8,loopback"); true is refused because it lets clients forge their address');
   }

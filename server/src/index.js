@@ -31,7 +31,7 @@ export async function bootstrapStore(store, config) {
     throw new Error(`control plane: ${file} exists but the database is empty (was shield.db deleted?); move bootstrap.json away to create a new owner and key`);
   }
   const password = newPassword();
-  const owner = await store.createAccount({ email: config.ownerEmail, passwordHash: await hashPassword(password) });
+  const owner = await store.createAccount({ email: config.ownerEmail, passwordHash: await hashPassword(password), isAdmin: true });
   const workspace = await store.createWorkspace({ id: randomUUID(), name: 'default', retentionDays: config.retentionDays, ownerAccountId: owner.id });
   const key = newApiKey();
   await store.createApiKey({ id: key.id, workspaceId: workspace.id, name: 'bootstrap', prefix: key.prefix, hash: key.hash });

@@ -773,6 +773,32 @@ function paths() {
         },
       }),
     },
+    '/v1/auth/password': {
+      post: operation({
+        operationId: 'changePassword',
+        tags: ['auth'],
+        summary: 'Change the password',
+        description: 'Checks the current password and sets a new one (at least 12 characters). Every other session of the account and every `shield login` token of it end; this session stays. Failed attempts count against the sign-in limits.',
+        security: SECURITY.sessionWrite,
+        requestBody: {
+          required: true,
+          content: json({
+            type: 'object',
+            required: ['current_password', 'new_password'],
+            properties: {
+              current_password: { type: 'string', minLength: 1, maxLength: 1024 },
+              new_password: { type: 'string', minLength: 12, maxLength: 1024 },
+            },
+          }),
+        },
+        responses: {
+          '204': { description: 'Changed.' },
+          '400': errorResponse('`invalid_request`: a field missing, too long, or `new_password` shorter than 12 characters (`field` names it).'),
+          '401': unauthorized,
+          '403': errorResponse(`\`invalid_credentials\` (field \`current_password\`): the current password is wrong; \`forbidden\`: a bearer credential instead of a session; or ${CSRF_403}; or ${BLOCKED_403}.`, { blocked: true }),
+        },
+      }),
+    },
     '/v1/auth/session': {
       get: operation({
         operationId: 'getSession',
@@ -1235,7 +1261,7 @@ function paths() {
         operationId: 'addMember',
         tags: ['members'],
         summary: 'Add a member or change a role',
-        description: `Adds the account with this email (creating it, with a generated password returned once, when it does not exist), or sets the role of an existing member. ${ADMIN_DESC}`,
+        description: `Adds the account with this email, or sets the role of an existing member; the last owner cannot be made a member (409 \`last_owner\`). Accounts are global, so only an administrator (the bootstrap owner) may name an email that has no account yet: the account is then created and its generated password returned once, to be changed at first sign-in. Removing a member ends its access tokens for this workspace. ${ADMIN_DESC}`,
         security: SECURITY.sessionWrite,
         requestBody: {
           required: true,
@@ -1253,7 +1279,8 @@ function paths() {
           '400': errorResponse('`invalid_request`: the body is not a JSON object, `email` is not an address or `role` is neither owner nor member; `invalid_json`.'),
           '401': unauthorized,
           '403': workspaceWriteForbidden,
-          '404': notFoundWorkspace,
+          '404': errorResponse('`not_found`: no such workspace; `no_such_account` (field `email`): no account has this email and the caller is not an administrator.'),
+          '409': errorResponse('`last_owner`: this would leave the workspace without an owner.'),
           ...bodyErrors,
         },
       }),

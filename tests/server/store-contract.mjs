@@ -484,6 +484,54 @@ export function storeContract(name, openStore) {
         expect(await store.decideDeviceCode('NO-SUCH-CODE', { status: 'denied', accountId: t.account.id, workspaceId: null })).toBe(false);
       });
 
+      it('counts pending, unexpired device codes', async () => {
+        const own = await fresh();
+        const at = Date.now();
+        expect(await own.pendingDeviceCodes(at)).toBe(0);
+        const mk = (over) => own.createDeviceCode({ hash: unique('pd'), userCode: unique('PD').toUpperCase(), intervalS: 5, expiresAt: at + 600_000, ...over });
+        await mk({});
+        await mk({});
+        await mk({ expiresAt: at - 1 });
+        const decided = { hash: unique('pd'), userCode: unique('PD').toUpperCase(), intervalS: 5, expiresAt: at + 600_000 };
+        await own.createDeviceCode(decided);
+        const w = await tenant(own, 'pending');
+        await own.decideDeviceCode(decided.userCode, { status: 'approved', accountId: w.account.id, workspaceId: w.id });
+        expect(await own.pendingDeviceCodes(at)).toBe(2);
+        expect(await own.pendingDeviceCodes(at + 700_000)).toBe(0);
+      });
+
+      it('setPassword replaces the hash and ends the other sessions and every access token', async () => {
+        const who = await tenant(store, 'password');
+        const keep = unique('keep');
+        const other = unique('other');
+        const token = unique('tok');
+        const later = Date.now() + 3_600_000;
+        await store.createSession({ hash: keep, accountId: who.account.id, expiresAt: later });
+        await store.createSession({ hash: other, accountId: who.account.id, expiresAt: later });
+        await store.createSession({ hash: unique('bystander'), accountId: t.account.id, expiresAt: later });
+        await store.createAccessToken({ hash: token, accountId: who.account.id, workspaceId: who.id, expiresAt: later });
+        expect(await store.setPassword(who.account.id, 'scrypt$new', { keepSessionHash: keep })).toBe(true);
+        expect((await store.account(who.account.id)).passwordHash).toBe('scrypt$new');
+        expect(await store.session(keep)).toBeDefined();
+        expect(await store.session(other)).toBeUndefined();
+        expect(await store.accessToken(token)).toBeUndefined();
+        expect(await store.setPassword(987_654_321, 'x')).toBe(false);
+      });
+
+      it('removing a member ends its access tokens for that workspace only', async () => {
+        const a = await tenant(store, 'member-a');
+        const b = await tenant(store, 'member-b');
+        await store.addMember(b.id, a.account.id, 'member');
+        const inA = unique('tok-a');
+        const inB = unique('tok-b');
+        const later = Date.now() + 3_600_000;
+        await store.createAccessToken({ hash: inA, accountId: a.account.id, workspaceId: a.id, expiresAt: later });
+        await store.createAccessToken({ hash: inB, accountId: a.account.id, workspaceId: b.id, expiresAt: later });
+        expect(await store.removeMember(b.id, a.account.id)).toBe(true);
+        expect(await store.accessToken(inB)).toBeUndefined();
+        expect(await store.accessToken(inA)).toBeDefined();
+      });
+
       it('creates and reads an access token', async () => {
         const hash = unique('token');
         const expiresAt = Date.now() + 8 * 3_600_000;

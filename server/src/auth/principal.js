@@ -16,8 +16,18 @@ const KEY_TOUCH_MS = 60_000;
  * @typedef {'ingest' | 'read' | 'admin'} Need
  */
 
-/** @param {import('../store/store.js')} store */
-export function principals(store) {
+/**
+ * The session cookie's name for this request: `__Host-` (Secure, host-only) when the server
+ * runs https itself or says so with an https public URL, or the request came over https
+ * through a trusted proxy.
+ * @param {{ secure?: boolean }} req @param {boolean} secureAlways
+ */
+export function sessionCookieName(req, secureAlways) {
+  return secureAlways || req.secure === true ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
+}
+
+/** @param {any} store @param {{ secureAlways: boolean }} options */
+export function principals(store, { secureAlways }) {
   /** @type {Map<string, number>} key id -> last time written */
   const touched = new Map();
 
@@ -48,7 +58,9 @@ export function principals(store) {
       }
       throw unauthorized('unknown credential: expected an API key (shk_...) or an access token (sht_...)');
     }
-    const sid = cookieValue(req.headers.cookie, SECURE_SESSION_COOKIE) ?? cookieValue(req.headers.cookie, SESSION_COOKIE);
+    // Only the cookie of this request's scheme: over https a plain `shield_session` (which a
+    // sibling subdomain or a network attacker could plant) is not a session.
+    const sid = cookieValue(req.headers.cookie, sessionCookieName(req, secureAlways));
     if (typeof sid === 'string' && sid.startsWith('shs_')) {
       const hash = secretHash(sid);
       const session = await store.session(hash);
@@ -71,6 +83,8 @@ export function principals(store) {
     if (p.kind === 'token') {
       if (need === 'admin') throw new ApiError(403, 'forbidden', 'access tokens cannot administer a workspace; sign in to the dashboard');
       if (p.workspaceId !== workspaceId) throw new ApiError(403, 'forbidden', 'this access token belongs to another workspace');
+      // a token lives only as long as its account's membership
+      if ((await store.role(workspaceId, p.accountId)) === null) throw new ApiError(403, 'forbidden', 'the account of this access token is no longer a member of the workspace');
       return p;
     }
     const role = await store.role(workspaceId, p.accountId);

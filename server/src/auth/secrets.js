@@ -20,7 +20,7 @@ export function newApiKey() {
   return { key, id: `key_${randomBytes(8).toString('hex')}`, prefix: key.slice(0, 12), hash: secretHash(key) };
 }
 
-// No 0/O, 1/I/L, U (RFC 8628 6.1: easy to read and type; 20^8 codes)
+// Consonants without L (RFC 8628 6.1: easy to read and type, no words): 19 letters, 19^8 codes
 const USER_CODE_ALPHABET = 'BCDFGHJKMNPQRSTVWXZ';
 
 /** An 8-letter user code shown as XXXX-XXXX. */

@@ -51,3 +51,21 @@ export class Limiter {
     if (b !== undefined) b.tokens = Math.min(this.burst, b.tokens + n);
   }
 }
+
+/**
+ * The limiter key of a client address: IPv4 as is, IPv6 by its /64 (one host usually holds a
+ * whole /64, so per-address buckets would be free to multiply).
+ * @param {string | undefined} ip
+ */
+export function addressKey(ip) {
+  if (typeof ip !== 'string' || ip.length === 0) return '';
+  if (ip.startsWith('::ffff:') && ip.includes('.')) return ip.slice(7);
+  if (!ip.includes(':')) return ip;
+  const zone = ip.indexOf('%');
+  const bare = zone < 0 ? ip : ip.slice(0, zone);
+  const [head, tail] = bare.split('::', 2);
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  const groups = tail === undefined ? left : [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  return `${groups.slice(0, 4).map((g) => g.toLowerCase().replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}

@@ -54,6 +54,11 @@ export function envelopeErrors(body) {
  */
 export function eventErrors(event, { now, oldest, maxSkewMs }) {
   if (!checkEvent(event)) return { errors: describeErrors(checkEvent.errors), ts: 0 };
+  // a lone surrogate would be stored as U+FFFD and no longer match itself in filters and rollups
+  for (const k in event) {
+    const v = event[k];
+    if (typeof v === 'string' && !v.isWellFormed()) return { errors: [`${k} is not well-formed Unicode (a lone surrogate)`], ts: 0 };
+  }
   const ts = Date.parse(event.timestamp);
   if (!Number.isFinite(ts)) return { errors: ['timestamp is not a valid date-time'], ts: 0 };
   if (ts > now + maxSkewMs) return { errors: [`timestamp is more than ${Math.round(maxSkewMs / 1000)} s ahead of the server's clock`], ts };

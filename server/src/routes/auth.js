@@ -3,9 +3,10 @@
 // /device while signed in, the CLI's polling then gets a short-lived workspace token.
 import { Router } from 'express';
 import { ApiError, badRequest } from '../errors.js';
-import { hashPassword, verifyPassword } from '../auth/passwords.js';
+import { hashPassword, verifyPassword, PASSWORD_LIMITS } from '../auth/passwords.js';
+import { addressKey } from '../http/limiter.js';
 import { newSecret, secretHash, newUserCode, normalizeUserCode } from '../auth/secrets.js';
-import { SESSION_COOKIE, SECURE_SESSION_COOKIE } from '../auth/principal.js';
+import { SECURE_SESSION_COOKIE, sessionCookieName } from '../auth/principal.js';
 import { devicePage } from '../http/pages.js';
 import { workspaceJson } from '../http/shapes.js';
 
@@ -15,24 +16,28 @@ const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 let dummyHash = null;
 
 /**
- * @param {{ store: any, auth: any, config: any, loginLimiter: import('../http/limiter.js').Limiter, loginIpLimiter: import('../http/limiter.js').Limiter }} ctx
+ * @param {{ store: any, auth: any, config: any, loginLimiter: Limiter, loginIpLimiter: Limiter, loginEmailLimiter: Limiter, deviceLimiter: Limiter }} ctx
+ * @typedef {import('../http/limiter.js').Limiter} Limiter
  */
-export function authRoutes({ store, auth, config, loginLimiter, loginIpLimiter }) {
+export function authRoutes({ store, auth, config, loginLimiter, loginIpLimiter, loginEmailLimiter, deviceLimiter }) {
   const router = Router();
-  const secure = config.https;
-  const cookieName = secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
-
-  function setSessionCookie(res, value, maxAgeS) {
-    res.append('Set-Cookie', `${cookieName}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${secure ? '; Secure' : ''}`);
+  /** Secure and `__Host-` when the server or this request is https (see sessionCookieName). */
+  function setSessionCookie(req, res, value, maxAgeS) {
+    const name = sessionCookieName(req, config.https);
+    res.append('Set-Cookie', `${name}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${name === SECURE_SESSION_COOKIE ? '; Secure' : ''}`);
   }
 
   /** Signs in; the second factor against guessing is the per-address and per-identity limiter. */
   async function signIn(req) {
     const email = requiredString(req.body, 'email', 320);
     const password = requiredString(req.body, 'password', 1024);
-    const ipKey = req.ip ?? '';
-    const idKey = email.toLowerCase();
-    const wait = Math.max(loginIpLimiter.take(ipKey), loginLimiter.take(idKey));
+    // Failures count per address, per (email, address) strictly, and per email loosely: a
+    // guesser from one address is stopped soon, one from many addresses later, and nobody
+    // else can lock the owner out from their own address.
+    const ipKey = addressKey(req.ip);
+    const emailKey = email.toLowerCase();
+    const idKey = `${emailKey}|${ipKey}`;
+    const wait = Math.max(loginIpLimiter.take(ipKey), loginLimiter.take(idKey), loginEmailLimiter.take(emailKey));
     if (wait > 0) throw new ApiError(429, 'rate_limited', `too many sign-in attempts; retry in ${wait} s`, { headers: { 'Retry-After': String(wait) } });
     const account = await store.accountByEmail(email);
     dummyHash ??= await hashPassword('not a real password');
@@ -41,6 +46,7 @@ export function authRoutes({ store, auth, config, loginLimiter, loginIpLimiter }
     // only failures count against the address and the identity
     loginLimiter.reset(idKey);
     loginIpLimiter.refund(ipKey);
+    loginEmailLimiter.refund(emailKey);
     const sid = newSecret('shs');
     await store.createSession({ hash: secretHash(sid), accountId: account.id, expiresAt: Date.now() + config.sessionTtlS * 1000 });
     return { account, sid };
@@ -48,14 +54,14 @@ export function authRoutes({ store, auth, config, loginLimiter, loginIpLimiter }
 
   router.post('/v1/auth/login', async (req, res) => {
     const { account, sid } = await signIn(req);
-    setSessionCookie(res, sid, config.sessionTtlS);
+    setSessionCookie(req, res, sid, config.sessionTtlS);
     res.json({ account: { id: account.id, email: account.email }, workspaces: (await store.workspacesOf(account.id)).map(workspaceJson), csrf_token: req.csrfToken() });
   });
 
   router.post('/v1/auth/logout', async (req, res) => {
     const p = await auth.requireSession(req);
     await store.deleteSession(p.sessionHash);
-    setSessionCookie(res, '', 0);
+    setSessionCookie(req, res, '', 0);
     res.status(204).end();
   });
 
@@ -65,6 +71,23 @@ export function authRoutes({ store, auth, config, loginLimiter, loginIpLimiter }
     res.json({ account: { id: account.id, email: account.email }, workspaces: (await store.workspacesOf(account.id)).map(workspaceJson), csrf_token: req.csrfToken() });
   });
 
+  // Changing the password ends every other session and every `shield login` token.
+  router.post('/v1/auth/password', async (req, res) => {
+    const p = await auth.requireSession(req);
+    const current = requiredString(req.body, 'current_password', 1024);
+    const next = requiredString(req.body, 'new_password', PASSWORD_LIMITS.max);
+    if (next.length < PASSWORD_LIMITS.min) throw badRequest(`new_password must be at least ${PASSWORD_LIMITS.min} characters`, 'new_password');
+    const ipKey = addressKey(req.ip);
+    const wait = Math.max(loginIpLimiter.take(ipKey), loginLimiter.take(`${p.accountId}`));
+    if (wait > 0) throw new ApiError(429, 'rate_limited', `too many attempts; retry in ${wait} s`, { headers: { 'Retry-After': String(wait) } });
+    const account = await store.account(p.accountId);
+    if (!(await verifyPassword(current, account.passwordHash))) throw new ApiError(403, 'invalid_credentials', 'current_password is wrong', { field: 'current_password' });
+    loginLimiter.reset(`${p.accountId}`);
+    loginIpLimiter.refund(ipKey);
+    await store.setPassword(p.accountId, await hashPassword(next), { keepSessionHash: p.sessionHash });
+    res.status(204).end();
+  });
+
   router.get('/v1/auth/csrf', (req, res) => {
     res.json({ csrf_token: req.csrfToken() });
   });
@@ -72,6 +95,12 @@ export function authRoutes({ store, auth, config, loginLimiter, loginIpLimiter }
   // ---- device authorization --------------------------------------------------------------
 
   router.post('/v1/auth/device', async (req, res) => {
+    // each code is a durable write: a few per address, and a ceiling on all pending ones
+    const wait = deviceLimiter.take(addressKey(req.ip));
+    if (wait > 0) throw new ApiError(429, 'rate_limited', `too many login requests from this address; retry in ${wait} s`, { headers: { 'Retry-After': String(wait) } });
+    if ((await store.pendingDeviceCodes(Date.now())) >= config.maxPendingDeviceCodes) {
+      throw new ApiError(503, 'unavailable', 'too many logins are pending; retry in a minute', { headers: { 'Retry-After': '60' } });
+    }
     const deviceCode = newSecret('shd');
     let userCode = newUserCode();
     for (let i = 0; i < 5 && (await store.deviceCodeByUserCode(userCode)) !== undefined; i++) userCode = newUserCode();
@@ -118,17 +147,17 @@ export function authRoutes({ store, auth, config, loginLimiter, loginIpLimiter }
 
   // The approval page: a plain form, signed-in users pick a workspace and approve or deny.
   router.get('/device', async (req, res) => {
-    const p = await auth.resolve(req).catch(() => null);
+    const p = await auth.resolve(req);
     const userCode = normalizeUserCode(req.query.user_code) ?? '';
     const workspaces = p?.kind === 'session' ? await store.workspacesOf(p.accountId) : null;
     res.type('html').send(devicePage({ userCode, workspaces, csrf: req.csrfToken() }));
   });
 
   router.post('/device', async (req, res) => {
-    let p = await auth.resolve(req).catch(() => null);
+    let p = await auth.resolve(req);
     if (p?.kind !== 'session' && req.body?.email !== undefined) {
       const { account, sid } = await signIn(req);
-      setSessionCookie(res, sid, config.sessionTtlS);
+      setSessionCookie(req, res, sid, config.sessionTtlS);
       p = { kind: 'session', accountId: account.id };
     }
     if (p?.kind !== 'session') throw new ApiError(401, 'unauthorized', 'sign in to approve a device');

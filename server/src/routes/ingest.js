@@ -24,8 +24,38 @@ export function ingestRoutes({ store, auth, config, keyLimiter }) {
     return p;
   }
 
+  // Batches being read, parsed or stored: past the cap the server says 503 at once rather
+  // than queueing without end (SDKs retry with their Idempotency-Key after Retry-After).
+  let eventsInFlight = 0;
+  let findingsInFlight = 0;
+  const busy = (what) => new ApiError(503, 'unavailable', `the control plane is busy with other ${what}; retry shortly`, { headers: { 'Retry-After': '1' } });
+
   router.post('/v1/events', async (req, res) => {
     const p = await caller(req);
+    if (eventsInFlight >= config.maxIngestInFlight) throw busy('batches');
+    eventsInFlight++;
+    try {
+      await ingestEvents(req, res, p);
+    } finally {
+      eventsInFlight--;
+    }
+  });
+
+  router.post('/v1/findings', async (req, res) => {
+    const p = await caller(req);
+    if (findingsInFlight >= config.maxFindingsInFlight) throw busy('uploads');
+    findingsInFlight++;
+    try {
+      const body = parseJson(await readBody(req, config.findings));
+      const upload = parseFindingsUpload(body, { query: req.query });
+      const stored = await store.ingestFindings(p.workspaceId, upload);
+      res.status(201).json({ upload_id: stored.uploadId, repository: upload.repository.name, findings: stored.findings, inventory: stored.inventory });
+    } finally {
+      findingsInFlight--;
+    }
+  });
+
+  async function ingestEvents(req, res, p) {
     if (p.kind !== 'key') throw new ApiError(403, 'forbidden', 'events are sent with a workspace API key');
     const idempotencyKey = idempotencyKeyOf(req);
     const bytes = await readBody(req, config.ingest);
@@ -33,15 +63,7 @@ export function ingestRoutes({ store, auth, config, keyLimiter }) {
     const out = await ingestEventsBody(store, bytes, { workspaceId: p.workspaceId, retentionDays: workspace.retentionDays, idempotencyKey, maxClockSkewMs: config.maxClockSkewMs });
     if (out.replayed) res.setHeader('Idempotent-Replayed', 'true');
     res.status(202).json(out.body);
-  });
-
-  router.post('/v1/findings', async (req, res) => {
-    const p = await caller(req);
-    const body = parseJson(await readBody(req, config.findings));
-    const upload = parseFindingsUpload(body, { query: req.query });
-    const stored = await store.ingestFindings(p.workspaceId, upload);
-    res.status(201).json({ upload_id: stored.uploadId, repository: upload.repository.name, findings: stored.findings, inventory: stored.inventory });
-  });
+  }
 
   return router;
 }

@@ -161,7 +161,11 @@ export function readRoutes({ store, auth, config }) {
     }
     let password;
     if (account === undefined) {
-      // A new account gets a generated password, shown once to the owner who added it.
+      // Accounts are global: an owner who could create one (and learn its password) could
+      // later read every workspace it is added to. Only administrators create accounts; the
+      // generated password is shown to them once and the user changes it on first sign-in.
+      const caller = await store.account(req.principal.accountId);
+      if (!caller?.isAdmin) throw new ApiError(404, 'no_such_account', 'no account has this email; an administrator creates accounts', { field: 'email' });
       password = newPassword();
       account = await store.createAccount({ email, passwordHash: await hashPassword(password) });
     }

@@ -5,7 +5,7 @@
 
 /**
  * @typedef {{ id: string, name: string, retentionDays: number, createdAt: number }} Workspace
- * @typedef {{ id: number, email: string, passwordHash: string, createdAt: number }} Account
+ * @typedef {{ id: number, email: string, passwordHash: string, isAdmin: boolean, createdAt: number }} Account
  * @typedef {{ accountId: number, email: string, role: 'owner' | 'member', createdAt: number }} Member
  * @typedef {{ id: string, workspaceId: string, name: string, prefix: string, createdAt: number, lastUsedAt: number | null, revokedAt: number | null }} ApiKey
  * @typedef {{ accountId: number, expiresAt: number }} Session
@@ -39,18 +39,22 @@
  * Methods every backend implements (all async):
  *
  * lifecycle   close()
- * accounts    createAccount({ email, passwordHash }) -> Account; accountByEmail(email); account(id)
+ * accounts    createAccount({ email, passwordHash, isAdmin? }) -> Account; accountByEmail(email); account(id);
+ *             setPassword(accountId, passwordHash, { keepSessionHash? }) -> boolean (ends the account's other
+ *             sessions and all its access tokens)
  * workspaces  createWorkspace({ id, name, retentionDays, ownerAccountId? }) -> Workspace;
  *             workspace(id); workspacesOf(accountId) -> (Workspace & { role })[];
  *             updateWorkspace(id, { name?, retentionDays? }) -> Workspace | undefined; isEmpty() -> boolean
  * members     members(workspaceId) -> Member[]; role(workspaceId, accountId) -> role | null;
- *             addMember(workspaceId, accountId, role); removeMember(workspaceId, accountId)
+ *             addMember(workspaceId, accountId, role); removeMember(workspaceId, accountId) (ends the member's
+ *             access tokens for that workspace)
  * api keys    createApiKey({ id, workspaceId, name, prefix, hash }) -> ApiKey; apiKeys(workspaceId);
  *             apiKeyByHash(hash) -> ApiKey | undefined; revokeApiKey(workspaceId, id) -> boolean;
  *             touchApiKeys(Map<id, lastUsedAt>)
  * sessions    createSession({ hash, accountId, expiresAt }); session(hash) -> Session | undefined;
  *             deleteSession(hash)
- * device flow createDeviceCode({ hash, userCode, intervalS, expiresAt }); deviceCodeByHash(hash);
+ * device flow createDeviceCode({ hash, userCode, intervalS, expiresAt }); pendingDeviceCodes(now) -> number;
+ *             deviceCodeByHash(hash);
  *             deviceCodeByUserCode(userCode); decideDeviceCode(userCode, { status, accountId, workspaceId }) -> boolean
  *             (false when the code is not pending, expired, or the workspace is unknown);
  *             pollDeviceCode(hash, at, newIntervalS?); useDeviceCode(hash) -> boolean (pending approved -> used, once)
@@ -69,12 +73,12 @@
  */
 export const STORE_METHODS = Object.freeze([
   'close',
-  'createAccount', 'accountByEmail', 'account',
+  'createAccount', 'accountByEmail', 'account', 'setPassword',
   'createWorkspace', 'workspace', 'workspacesOf', 'updateWorkspace', 'isEmpty',
   'members', 'role', 'addMember', 'removeMember',
   'createApiKey', 'apiKeys', 'apiKeyByHash', 'revokeApiKey', 'touchApiKeys',
   'createSession', 'session', 'deleteSession',
-  'createDeviceCode', 'deviceCodeByHash', 'deviceCodeByUserCode', 'decideDeviceCode', 'pollDeviceCode', 'useDeviceCode',
+  'createDeviceCode', 'pendingDeviceCodes', 'deviceCodeByHash', 'deviceCodeByUserCode', 'decideDeviceCode', 'pollDeviceCode', 'useDeviceCode',
   'createAccessToken', 'accessToken',
   'ingestEvents',
   'overview', 'events', 'fleet', 'countEvents',

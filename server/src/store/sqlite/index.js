@@ -13,6 +13,8 @@ import { WriterThread } from './writer-thread.js';
 const DAY_MS = 86_400_000;
 // Rows per past day and app the route and address rollups keep (see compactRollups).
 export const TOP_KEEP = 500;
+// Fleet instances one read returns, most recently seen first.
+export const FLEET_LIMIT = 1000;
 const COMPACTED = [
   { table: 'rollup_ip', key: 'ip_hash', order: 'denied DESC, ip_hash' },
   { table: 'rollup_route', key: 'route, method', order: 'denied DESC, n DESC, route, method' },
@@ -101,10 +103,23 @@ export class SqliteStore {
 
   // ---- accounts ------------------------------------------------------------------------
 
-  async createAccount({ email, passwordHash }) {
+  async createAccount({ email, passwordHash, isAdmin = false }) {
     const createdAt = Date.now();
-    const { lastID } = await this.db.transaction((db) => db.run('INSERT INTO accounts (email, password_hash, created_at) VALUES (?, ?, ?)', [email, passwordHash, createdAt]));
-    return { id: lastID, email, passwordHash, createdAt };
+    const { lastID } = await this.db.transaction((db) => db.run('INSERT INTO accounts (email, password_hash, is_admin, created_at) VALUES (?, ?, ?, ?)', [email, passwordHash, isAdmin ? 1 : 0, createdAt]));
+    return { id: lastID, email, passwordHash, isAdmin, createdAt };
+  }
+
+  /**
+   * A new password hash; every session of the account but `keepSessionHash` and every access
+   * token of it end, so a changed password locks out whoever knew the old one.
+   */
+  async setPassword(accountId, passwordHash, { keepSessionHash = null } = {}) {
+    return this.db.transaction(async (db) => {
+      const { changes } = await db.run('UPDATE accounts SET password_hash = ? WHERE id = ?', [passwordHash, accountId]);
+      await db.run('DELETE FROM sessions WHERE account_id = ? AND hash IS NOT ?', [accountId, keepSessionHash]);
+      await db.run('DELETE FROM access_tokens WHERE account_id = ?', [accountId]);
+      return changes > 0;
+    });
   }
 
   async accountByEmail(email) {
@@ -171,7 +186,11 @@ export class SqliteStore {
 
   async removeMember(workspaceId, accountId) {
     const ws = await this.mustWsKey(workspaceId);
-    const { changes } = await this.db.transaction((db) => db.run('DELETE FROM members WHERE ws = ? AND account_id = ?', [ws, accountId]));
+    // the member's `shield login` tokens for this workspace end with the membership
+    const { changes } = await this.db.transaction(async (db) => {
+      await db.run('DELETE FROM access_tokens WHERE ws = ? AND account_id = ?', [ws, accountId]);
+      return db.run('DELETE FROM members WHERE ws = ? AND account_id = ?', [ws, accountId]);
+    });
     return changes > 0;
   }
 
@@ -231,6 +250,11 @@ export class SqliteStore {
       "INSERT INTO device_codes (hash, user_code, status, interval_s, created_at, expires_at) VALUES (?, ?, 'pending', ?, ?, ?)",
       [hash, userCode, intervalS, Date.now(), expiresAt],
     ));
+  }
+
+  /** Codes still waiting for approval (pending and unexpired). */
+  async pendingDeviceCodes(now) {
+    return (await this.db.get("SELECT count(*) AS n FROM device_codes WHERE status = 'pending' AND expires_at > ?", [now])).n;
   }
 
   async deviceCodeByHash(hash) {
@@ -356,7 +380,7 @@ export class SqliteStore {
   async fleet(workspaceId) {
     const ws = await this.wsKey(workspaceId);
     if (ws === undefined) return [];
-    const rows = await this.reader.all('SELECT * FROM fleet WHERE ws = ? ORDER BY last_seen DESC, instance_id', [ws]);
+    const rows = await this.reader.all('SELECT * FROM fleet WHERE ws = ? ORDER BY last_seen DESC, instance_id LIMIT ?', [ws, FLEET_LIMIT]);
     return rows.map((r) => ({
       instanceId: r.instance_id, appId: r.app_id, sdk: r.sdk, sdkVersion: r.sdk_version, firstSeen: r.first_seen,
       lastSeen: r.last_seen, lastEventAt: r.last_event_at, events: r.events, dropped: r.dropped,
@@ -408,12 +432,14 @@ export class SqliteStore {
         for (const t of ['rollup_day', 'rollup_route', 'rollup_ip']) await db.run(`DELETE FROM ${t} WHERE ws = ? AND day < ?`, [w.ws, cutoffDay]);
       });
       uploads += await deleteUploadsBefore(this.db, w.ws, cutoff);
+      // instances unseen for as long as events are kept are gone (processes come and go)
+      await this.db.transaction((db) => db.run('DELETE FROM fleet WHERE ws = ? AND last_seen < ?', [w.ws, cutoff]));
       compacted += await this.compactRollups(w.ws, dayOf(now));
     }
     await this.db.transaction(async (db) => {
       await db.run('DELETE FROM sessions WHERE expires_at <= ?', [now]);
       await db.run('DELETE FROM access_tokens WHERE expires_at <= ?', [now]);
-      await db.run('DELETE FROM device_codes WHERE expires_at <= ?', [now - DAY_MS]);
+      await db.run('DELETE FROM device_codes WHERE expires_at <= ?', [now]);
       await db.run('DELETE FROM idempotency WHERE created_at <= ?', [now - DAY_MS]);
     });
     return { events, uploads, compacted };
@@ -448,7 +474,7 @@ const EVENT_FILTERS = [
 
 
 function accountRow(r) {
-  return r === undefined ? undefined : { id: r.id, email: r.email, passwordHash: r.password_hash, createdAt: r.created_at };
+  return r === undefined ? undefined : { id: r.id, email: r.email, passwordHash: r.password_hash, isAdmin: r.is_admin === 1, createdAt: r.created_at };
 }
 
 function workspaceRow(r) {
