@@ -46,7 +46,8 @@ export function createApp({ store, config, csrfSecret, version, log }) {
   const loginIpLimiter = new Limiter(config.loginIpRate);
   const loginEmailLimiter = new Limiter(config.loginEmailRate);
   const deviceLimiter = new Limiter(config.deviceRate);
-  const ctx = { store, auth, config, keyLimiter, loginLimiter, loginIpLimiter, loginEmailLimiter, deviceLimiter };
+  const codeGuessLimiter = new Limiter(config.codeGuessRate);
+  const ctx = { store, auth, config, keyLimiter, loginLimiter, loginIpLimiter, loginEmailLimiter, deviceLimiter, codeGuessLimiter };
 
   app.use((req, res, next) => {
     const wait = ipLimiter.take(addressKey(req.ip));

@@ -9,7 +9,7 @@
  *   ingest: { maxBytes: number, maxInflated: number }, findings: { maxBytes: number, maxInflated: number },
  *   maxClockSkewMs: number, sessionTtlS: number, accessTokenTtlS: number, deviceCodeTtlS: number, devicePollS: number,
  *   ipRate: { rate: number, burst: number }, keyRate: { rate: number, burst: number }, loginRate: { rate: number, burst: number }, loginIpRate: { rate: number, burst: number }, loginEmailRate: { rate: number, burst: number },
- *   deviceRate: { rate: number, burst: number }, maxPendingDeviceCodes: number, maxIngestInFlight: number, maxFindingsInFlight: number,
+ *   deviceRate: { rate: number, burst: number }, codeGuessRate: { rate: number, burst: number }, maxPendingDeviceCodes: number, maxIngestInFlight: number, maxFindingsInFlight: number,
  *   fleetStaleS: number, retentionSweepS: number, synchronous: 'FULL' | 'NORMAL',
  * }} Config
  */
@@ -43,6 +43,8 @@ export function defaultConfig() {
     // device codes per address: 10, then one every 30 s; at most 1,000 pending at once
     deviceRate: { rate: 1 / 30, burst: 10 },
     maxPendingDeviceCodes: 1000,
+    // wrong user codes on /device: 10 per account and per address, then one a minute
+    codeGuessRate: { rate: 1 / 60, burst: 10 },
     // event batches being parsed or stored at once; beyond it ingest answers 503
     maxIngestInFlight: 64,
     // findings uploads being parsed or stored at once (each may inflate to maxInflated)

@@ -189,3 +189,25 @@ describe('caps', () => {
     }
   });
 });
+
+describe('device approval', () => {
+  it('wrong user codes are limited per account: 10, then 429 even for a real code', async () => {
+    const cp = await startControlPlane();
+    try {
+      const owner = new Client(cp.url);
+      await owner.signIn(cp.bootstrap.owner.email, cp.bootstrap.owner.password);
+      const approve = (code) => owner.request('POST', '/device', { form: { _csrf: owner.csrf, user_code: code, workspace_id: cp.bootstrap.workspace_id, action: 'approve' } });
+      const statuses = [];
+      for (let i = 0; i < 10; i++) statuses.push((await approve(`BCDF-GH${'BCDFGHJKMN'[i]}${'BCDFGHJKMN'[i]}`)).status);
+      expect(statuses).toEqual(Array(10).fill(400));
+      const real = await fetch(`${cp.url}/v1/auth/device`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).then((r) => r.json());
+      const limited = await approve(real.user_code);
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      const poll = await fetch(`${cp.url}/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: GRANT, device_code: real.device_code }) }).then((r) => r.json());
+      expect(poll.error).toBe('authorization_pending');
+    } finally {
+      await cp.stop();
+    }
+  });
+});

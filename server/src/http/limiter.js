@@ -40,6 +40,14 @@ export class Limiter {
     return Math.max(1, Math.ceil((cost - b.tokens) / this.rate));
   }
 
+  /** Seconds to wait before `cost` tokens would be there (0: now), taking nothing. @param {string} key */
+  peek(key, cost = 1) {
+    const b = this.buckets.get(key);
+    if (b === undefined) return 0;
+    const tokens = Math.min(this.burst, b.tokens + ((this.now() - b.at) / 1000) * this.rate);
+    return tokens >= cost ? 0 : Math.max(1, Math.ceil((cost - tokens) / this.rate));
+  }
+
   /** Forgets a key: its bucket is full again (a successful sign-in clears its failures). @param {string} key */
   reset(key) {
     this.buckets.delete(key);

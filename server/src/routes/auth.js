@@ -16,10 +16,10 @@ const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 let dummyHash = null;
 
 /**
- * @param {{ store: any, auth: any, config: any, loginLimiter: Limiter, loginIpLimiter: Limiter, loginEmailLimiter: Limiter, deviceLimiter: Limiter }} ctx
+ * @param {{ store: any, auth: any, config: any, loginLimiter: Limiter, loginIpLimiter: Limiter, loginEmailLimiter: Limiter, deviceLimiter: Limiter, codeGuessLimiter: Limiter }} ctx
  * @typedef {import('../http/limiter.js').Limiter} Limiter
  */
-export function authRoutes({ store, auth, config, loginLimiter, loginIpLimiter, loginEmailLimiter, deviceLimiter }) {
+export function authRoutes({ store, auth, config, loginLimiter, loginIpLimiter, loginEmailLimiter, deviceLimiter, codeGuessLimiter }) {
   const router = Router();
   /** Secure and `__Host-` when the server or this request is https (see sessionCookieName). */
   function setSessionCookie(req, res, value, maxAgeS) {
@@ -172,8 +172,16 @@ export function authRoutes({ store, auth, config, loginLimiter, loginIpLimiter, 
     if (action !== 'approve' && action !== 'deny') throw badRequest('action must be approve or deny', 'action');
     const workspaceId = String(req.body.workspace_id ?? '');
     if (action === 'approve' && !workspaces.some((w) => w.id === workspaceId)) throw new ApiError(403, 'forbidden', 'you are not a member of that workspace');
+    // Guessing codes would let an account approve someone else's login into its own workspace
+    // (RFC 8628 5.1): every unknown code costs from a small bucket per account and per address.
+    const guessKeys = [`account:${p.accountId}`, `address:${addressKey(req.ip)}`];
+    const wait = Math.max(...guessKeys.map((k) => codeGuessLimiter.peek(k)));
+    if (wait > 0) throw new ApiError(429, 'rate_limited', `too many wrong codes; retry in ${wait} s`, { headers: { 'Retry-After': String(wait) } });
     const device = await store.deviceCodeByUserCode(userCode);
-    if (device === undefined || device.status !== 'pending' || device.expiresAt <= Date.now()) throw new ApiError(400, 'invalid_user_code', 'this code is unknown, expired or already used', { field: 'user_code' });
+    if (device === undefined || device.status !== 'pending' || device.expiresAt <= Date.now()) {
+      for (const k of guessKeys) codeGuessLimiter.take(k);
+      throw new ApiError(400, 'invalid_user_code', 'this code is unknown, expired or already used', { field: 'user_code' });
+    }
     const done = await store.decideDeviceCode(userCode, { status: action === 'approve' ? 'approved' : 'denied', accountId: p.accountId, workspaceId: action === 'approve' ? workspaceId : null });
     if (!done) throw new ApiError(400, 'invalid_user_code', 'this code is no longer pending', { field: 'user_code' });
     res.type('html').send(devicePage({ done: action === 'approve' ? 'approved' : 'denied' }));
