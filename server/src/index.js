@@ -15,7 +15,7 @@ import { newApiKey, randomUUID } from './auth/secrets.js';
 export const VERSION = createRequire(import.meta.url)('../package.json').version;
 export { resolveConfig } from './config.js';
 export { openSqliteStore } from './store/sqlite/index.js';
-export { STORE_METHODS } from './store/store.js';
+export { STORE_METHODS, LastOwnerError } from './store/store.js';
 export { ApiError } from './errors.js';
 
 /**

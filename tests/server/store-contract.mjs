@@ -35,13 +35,15 @@
 //   latest upload per repository, overall and per kind; repositoryFindings returns the latest (or
 //   the given) upload's findings, most severe first, or undefined when the workspace has no such
 //   upload.
+// - addMember/removeMember throw LastOwnerError, atomically, rather than leave a workspace
+//   without an owner.
 // - applyRetention(now) deletes events, per-day figures and uploads older than each workspace's
 //   retentionDays, and sessions / access tokens that have expired; it reports what it deleted.
 // - Tenancy: no read of one workspace ever shows another workspace's data, and a workspace that
 //   does not exist reads as empty.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { STORE_METHODS } from '@shield/control-plane';
+import { STORE_METHODS, LastOwnerError } from '@shield/control-plane';
 
 const DAY = 86_400_000;
 const SEVERITY_RANK = { critical: 0, high: 1, medium: 2, low: 3, info: 4 };
@@ -332,6 +334,19 @@ export function storeContract(name, openStore) {
         expect((await store.workspacesOf(bob.id)).map((w) => w.id)).not.toContain(ws.id);
         await store.removeMember(ws.id, bob.id); // removing twice is harmless
         expect(await store.role(ws.id, owner.id)).toBe('owner');
+      });
+
+      it('never leaves a workspace without an owner, even when two owners leave at once', async () => {
+        const ws = await store.createWorkspace({ id: randomUUID(), name: 'Owned', retentionDays: 30, ownerAccountId: owner.id });
+        await expect(store.removeMember(ws.id, owner.id)).rejects.toBeInstanceOf(LastOwnerError);
+        await expect(store.addMember(ws.id, owner.id, 'member')).rejects.toBeInstanceOf(LastOwnerError);
+        expect(await store.role(ws.id, owner.id)).toBe('owner');
+        await store.addMember(ws.id, bob.id, 'owner');
+        // both owners leave concurrently: exactly one of them may go
+        const results = await Promise.allSettled([store.removeMember(ws.id, owner.id), store.removeMember(ws.id, bob.id)]);
+        expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+        expect(results.filter((r) => r.status === 'rejected' && r.reason instanceof LastOwnerError)).toHaveLength(1);
+        expect((await store.members(ws.id)).filter((m) => m.role === 'owner')).toHaveLength(1);
       });
     });
 

@@ -7,6 +7,7 @@ import { newApiKey, randomUUID } from '../auth/secrets.js';
 import { hashPassword, newPassword, PASSWORD_LIMITS } from '../auth/passwords.js';
 import { dayOf } from '../store/sqlite/index.js';
 import { normalizeRepositoryName } from '../findings/parse.js';
+import { LastOwnerError } from '../store/store.js';
 import { workspaceJson, keyJson, overviewJson, fleetJson, repositoryJson, uploadJson, findingJson } from '../http/shapes.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -154,11 +155,6 @@ export function readRoutes({ store, auth, config }) {
     const role = body.role ?? 'member';
     if (role !== 'owner' && role !== 'member') throw badRequest('role must be owner or member', 'role');
     let account = await store.accountByEmail(email);
-    if (account !== undefined && role === 'member') {
-      const members = await store.members(ws.id);
-      const owners = members.filter((m) => m.role === 'owner');
-      if (owners.length === 1 && owners[0].accountId === account.id) throw new ApiError(409, 'last_owner', 'a workspace keeps at least one owner: add another owner first');
-    }
     let password;
     if (account === undefined) {
       // Accounts are global: an owner who could create one (and learn its password) could
@@ -169,7 +165,7 @@ export function readRoutes({ store, auth, config }) {
       password = newPassword();
       account = await store.createAccount({ email, passwordHash: await hashPassword(password) });
     }
-    await store.addMember(ws.id, account.id, role);
+    await lastOwnerIs409(() => store.addMember(ws.id, account.id, role));
     res.status(201).json({ account_id: account.id, email: account.email, role, ...(password === undefined ? {} : { password }) });
   });
 
@@ -179,8 +175,7 @@ export function readRoutes({ store, auth, config }) {
     const members = await store.members(ws.id);
     const target = members.find((m) => m.accountId === accountId);
     if (target === undefined) throw notFound('no such member');
-    if (target.role === 'owner' && members.filter((m) => m.role === 'owner').length === 1) throw new ApiError(409, 'last_owner', 'a workspace keeps at least one owner');
-    await store.removeMember(ws.id, accountId);
+    await lastOwnerIs409(() => store.removeMember(ws.id, accountId));
     res.status(204).end();
   });
 
@@ -188,6 +183,16 @@ export function readRoutes({ store, auth, config }) {
 }
 
 const iso = (ms) => new Date(ms).toISOString();
+
+/** The store refuses (atomically) to leave a workspace ownerless; that is a 409 here. */
+async function lastOwnerIs409(fn) {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof LastOwnerError) throw new ApiError(409, 'last_owner', 'a workspace keeps at least one owner: add another owner first');
+    throw err;
+  }
+}
 
 /** Refuses fields the route does not know, rather than silently ignoring them. */
 function knownFields(body, known) {

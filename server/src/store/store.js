@@ -46,8 +46,9 @@
  *             workspace(id); workspacesOf(accountId) -> (Workspace & { role })[];
  *             updateWorkspace(id, { name?, retentionDays? }) -> Workspace | undefined; isEmpty() -> boolean
  * members     members(workspaceId) -> Member[]; role(workspaceId, accountId) -> role | null;
- *             addMember(workspaceId, accountId, role); removeMember(workspaceId, accountId) (ends the member's
- *             access tokens for that workspace)
+ *             addMember(workspaceId, accountId, role); removeMember(workspaceId, accountId) -> boolean (ends the
+ *             member's access tokens for that workspace); both throw LastOwnerError, atomically, rather than
+ *             leave a workspace without an owner
  * api keys    createApiKey({ id, workspaceId, name, prefix, hash }) -> ApiKey; apiKeys(workspaceId);
  *             apiKeyByHash(hash) -> ApiKey | undefined; revokeApiKey(workspaceId, id) -> boolean;
  *             touchApiKeys(Map<id, lastUsedAt>)
@@ -71,6 +72,15 @@
  *
  * close() waits for calls already under way (an ingest in flight is stored or refused, never cut off).
  */
+/** Thrown by addMember/removeMember instead of leaving a workspace without an owner. */
+export class LastOwnerError extends Error {
+  constructor() {
+    super('a workspace keeps at least one owner');
+    this.name = 'LastOwnerError';
+    this.code = 'LAST_OWNER';
+  }
+}
+
 export const STORE_METHODS = Object.freeze([
   'close',
   'createAccount', 'accountByEmail', 'account', 'setPassword',

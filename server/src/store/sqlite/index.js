@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Db } from './driver.js';
 import { CORE_SCHEMA } from './schema.js';
 import { FINDINGS_SCHEMA, ingestFindings, findingRepositories, repositoryFindings, deleteUploadsBefore } from './findings.js';
-import { STORE_METHODS } from '../store.js';
+import { STORE_METHODS, LastOwnerError } from '../store.js';
 import { GroupCommitter, prepareBatch } from './ingest.js';
 import { WriterThread } from './writer-thread.js';
 
@@ -176,18 +176,24 @@ export class SqliteStore {
     return row === undefined ? null : row.role;
   }
 
+  /** Adds a member or sets its role; throws LastOwnerError rather than demote the only owner. */
   async addMember(workspaceId, accountId, role) {
     const ws = await this.mustWsKey(workspaceId);
-    await this.db.transaction((db) => db.run(
-      'INSERT INTO members (ws, account_id, role, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (ws, account_id) DO UPDATE SET role = excluded.role',
-      [ws, accountId, role, Date.now()],
-    ));
+    await this.db.transaction(async (db) => {
+      // checked inside the write transaction, so two demotions at once cannot both pass
+      if (role !== 'owner') await refuseLastOwner(db, ws, accountId);
+      await db.run(
+        'INSERT INTO members (ws, account_id, role, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (ws, account_id) DO UPDATE SET role = excluded.role',
+        [ws, accountId, role, Date.now()],
+      );
+    });
   }
 
+  /** Removes a member and its access tokens for the workspace; throws LastOwnerError for the only owner. */
   async removeMember(workspaceId, accountId) {
     const ws = await this.mustWsKey(workspaceId);
-    // the member's `shield login` tokens for this workspace end with the membership
     const { changes } = await this.db.transaction(async (db) => {
+      await refuseLastOwner(db, ws, accountId);
       await db.run('DELETE FROM access_tokens WHERE ws = ? AND account_id = ?', [ws, accountId]);
       return db.run('DELETE FROM members WHERE ws = ? AND account_id = ?', [ws, accountId]);
     });
@@ -472,6 +478,15 @@ const EVENT_FILTERS = [
   ['decision', 'decision'], ['vector', 'vector'], ['rule', 'rule'], ['route', 'route'], ['method', 'method'], ['ip_hash', 'ip_hash'], ['app', 'app_id'],
 ];
 
+
+/** Throws LastOwnerError when `accountId` is the workspace's only owner. */
+async function refuseLastOwner(db, ws, accountId) {
+  const row = await db.get(
+    "SELECT (SELECT role FROM members WHERE ws = ?1 AND account_id = ?2) AS role, (SELECT count(*) FROM members WHERE ws = ?1 AND role = 'owner') AS owners",
+    [ws, accountId],
+  );
+  if (row.role === 'owner' && row.owners === 1) throw new LastOwnerError();
+}
 
 function accountRow(r) {
   return r === undefined ? undefined : { id: r.id, email: r.email, passwordHash: r.password_hash, isAdmin: r.is_admin === 1, createdAt: r.created_at };
