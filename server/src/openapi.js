@@ -105,6 +105,12 @@ function operation({ responses, ...rest }) {
   return { ...rest, responses: all };
 }
 
+// what an API key may send
+const KEY_SCOPES_SCHEMA = {
+  type: 'array', minItems: 1, maxItems: 2, uniqueItems: true, items: { enum: ['events', 'findings'] },
+  description: '`events` (POST /v1/events), `findings` (POST /v1/findings), or both (the default). Give SDK hosts an events-only key, and CI a findings-only one.',
+};
+
 // `name` of a workspace or key, as the routes check it
 const NAME_FIELD = { type: 'string', maxLength: 100, pattern: '\\S', description: 'At most 100 characters, not blank; stored trimmed.' };
 
@@ -256,6 +262,7 @@ function schemas() {
     id: { type: 'string', pattern: '^key_[0-9a-f]{16}$', description: 'Key id (not secret): what DELETE takes.' },
     name: { type: 'string', minLength: 1, maxLength: 100, description: 'Name given when created.' },
     prefix: { type: 'string', minLength: 12, maxLength: 12, description: 'The first 12 characters of the key (`shk_` and 8 more), to recognise it.' },
+    scopes: KEY_SCOPES_SCHEMA,
     created_at: ISO_TIME,
     last_used_at: { ...nullable(ISO_TIME), description: 'Last use, recorded at most once a minute; null when never used.' },
     revoked_at: { ...nullable(ISO_TIME), description: 'When it was revoked; null while active.' },
@@ -956,7 +963,7 @@ function paths() {
           },
           '400': errorResponse('`invalid_json` (not JSON), `invalid_gzip` (Content-Encoding gzip but not gzip), `invalid_body` (neither an object nor an array), `invalid_envelope` (an envelope field is wrong: `message` and `field` name the first, `details` lists them as strings, at most 10), `invalid_request` (malformed `Idempotency-Key`).'),
           '401': unauthorized,
-          '403': errorResponse(`\`forbidden\`: the caller is a session or an access token (events take an API key), or the envelope's or an event's \`workspace_id\` is not the key's workspace (nothing is stored); or ${BLOCKED_403} (the body is never scanned).`, { blocked: true }),
+          '403': errorResponse(`\`forbidden\`: the caller is a session or an access token (events take an API key), or an API key without the \`events\` scope, or the envelope's or an event's \`workspace_id\` is not the key's workspace (nothing is stored); or ${BLOCKED_403} (the body is never scanned).`, { blocked: true }),
           '409': errorResponse('`idempotency_conflict`: this `Idempotency-Key` was used before with a different body.'),
           '413': errorResponse('`payload_too_large`: over the byte limit on the wire (4 MiB by default) or inflated (8 MiB), or more than 1,000 events. Sent with `Connection: close`.'),
           '415': errorResponse('`unsupported_media_type`: Content-Type is not `application/json` (or `application/*+json`), or Content-Encoding is neither gzip nor identity (`field` names the header).'),
@@ -998,7 +1005,7 @@ function paths() {
           '201': { description: 'Stored.', content: json(ref('FindingsUploadResult')) },
           '400': errorResponse('`invalid_json`, `invalid_gzip`, or `invalid_findings`: the body or a query parameter is invalid; `message` and `field` name the first problem, `details` lists up to 20 as `{ field, message }`.'),
           '401': unauthorized,
-          '403': errorResponse(`\`forbidden\`: the caller is a dashboard session (uploads take an API key or access token); or ${BLOCKED_403} (the body is never scanned).`, { blocked: true }),
+          '403': errorResponse(`\`forbidden\`: the caller is a dashboard session (uploads take an API key or access token), or an API key without the \`findings\` scope; or ${BLOCKED_403} (the body is never scanned).`, { blocked: true }),
           '413': errorResponse('`payload_too_large`: over the byte limit on the wire (32 MiB by default) or inflated (128 MiB). Sent with `Connection: close`.'),
           '415': errorResponse('`unsupported_media_type`: Content-Type is not `application/json` (or `application/*+json`), or Content-Encoding is neither gzip nor identity.'),
           '429': responseRef('TooManyRequests'),
@@ -1208,7 +1215,7 @@ function paths() {
           content: json({
             type: 'object',
             required: ['name'],
-            properties: { name: NAME_FIELD },
+            properties: { name: NAME_FIELD, scopes: KEY_SCOPES_SCHEMA },
           }),
         },
         responses: {

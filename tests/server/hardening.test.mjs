@@ -84,6 +84,29 @@ describe('accounts, passwords and tokens', () => {
     expect(r.json.error).toBe('last_owner');
   });
 
+  it('a key sends only what its scopes allow', async () => {
+    const ws = cp.bootstrap.workspace_id;
+    const made = (scopes) => admin.request('POST', `/v1/workspaces/${ws}/keys`, { body: { name: `only ${scopes.join(' ')}`, scopes } });
+    const eventsKey = (await made(['events'])).json;
+    const findingsKey = (await made(['findings'])).json;
+    expect(eventsKey.scopes).toEqual(['events']);
+    const upload = (key) => fetch(`${cp.url}/v1/findings`, {
+      method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ schema_version: '1', kind: 'audit', tool: { name: 'shield', version: '0.1.0' }, repository: { name: 'acme/scoped' }, generated_at: new Date().toISOString(), findings: [] }),
+    });
+    expect((await upload(eventsKey.key)).status).toBe(403);
+    expect((await upload(findingsKey.key)).status).toBe(201);
+    expect((await postEvents(cp.url, eventsKey.key, [makeEvent(ws)])).status).toBe(202);
+    const refused = await postEvents(cp.url, findingsKey.key, [makeEvent(ws)]);
+    expect(refused.status).toBe(403);
+    expect(refused.json.message).toMatch(/scopes: findings/);
+    for (const bad of [[], ['events', 'events'], ['admin'], 'events']) {
+      const r = await admin.request('POST', `/v1/workspaces/${ws}/keys`, { body: { name: 'bad', scopes: bad } });
+      expect(r.status).toBe(400);
+      expect(r.json.field).toBe('scopes');
+    }
+  });
+
   it('a Basic credential does not exempt a sign-in from CSRF', async () => {
     const res = await fetch(`${cp.url}/v1/auth/login`, {
       method: 'POST',

@@ -370,13 +370,23 @@ export function storeContract(name, openStore) {
         const k2 = newKey(a.id, 'prod');
         const before = Date.now();
         const r1 = await store.createApiKey(k1);
-        expect(r1).toEqual({ id: k1.id, workspaceId: a.id, name: 'ci', prefix: k1.prefix, createdAt: expect.any(Number), lastUsedAt: null, revokedAt: null });
+        expect(r1).toEqual({ id: k1.id, workspaceId: a.id, name: 'ci', prefix: k1.prefix, scopes: ['events', 'findings'], createdAt: expect.any(Number), lastUsedAt: null, revokedAt: null });
         expect(r1.createdAt).toBeGreaterThanOrEqual(before);
         const r2 = await store.createApiKey(k2);
         expect((await store.apiKeys(a.id)).sort(byKey('id'))).toEqual([r1, r2].sort(byKey('id')));
         expect(await store.apiKeys(b.id)).toEqual([]);
         expect(await store.apiKeyByHash(k1.hash)).toEqual(r1);
         expect(await store.apiKeyByHash(createHash('sha256').update('no such key').digest('hex'))).toBeUndefined();
+      });
+
+      it('keeps the scopes a key was created with', async () => {
+        const k = { ...newKey(a.id, 'sdk'), scopes: ['events'] };
+        const made = await store.createApiKey(k);
+        expect(made.scopes).toEqual(['events']);
+        expect((await store.apiKeyByHash(k.hash)).scopes).toEqual(['events']);
+        const f = { ...newKey(a.id, 'ci'), scopes: ['findings'] };
+        await store.createApiKey(f);
+        expect((await store.apiKeys(a.id)).find((x) => x.id === f.id).scopes).toEqual(['findings']);
       });
 
       it('revokes a key once: true, then false; never through another workspace', async () => {

@@ -10,7 +10,7 @@ export const SECURE_SESSION_COOKIE = '__Host-shield_session';
 const KEY_TOUCH_MS = 60_000;
 
 /**
- * @typedef {{ kind: 'key', keyId: string, workspaceId: string }
+ * @typedef {{ kind: 'key', keyId: string, workspaceId: string, scopes: string[] }
  *   | { kind: 'token', accountId: number, workspaceId: string }
  *   | { kind: 'session', accountId: number, sessionHash: string }} Principal
  * @typedef {'ingest' | 'read' | 'admin'} Need
@@ -49,7 +49,7 @@ export function principals(store, { secureAlways }) {
           if (touched.size > 10_000) touched.delete(touched.keys().next().value);
           store.touchApiKeys(new Map([[key.id, now]])).catch(() => {});
         }
-        return { kind: 'key', keyId: key.id, workspaceId: key.workspaceId };
+        return { kind: 'key', keyId: key.id, workspaceId: key.workspaceId, scopes: key.scopes };
       }
       if (secret.startsWith('sht_')) {
         const token = await store.accessToken(hash);

@@ -10,7 +10,7 @@ export function workspaceJson(w) {
 }
 
 export function keyJson(k) {
-  return { id: k.id, name: k.name, prefix: k.prefix, created_at: iso(k.createdAt), last_used_at: iso(k.lastUsedAt), revoked_at: iso(k.revokedAt) };
+  return { id: k.id, name: k.name, prefix: k.prefix, scopes: k.scopes, created_at: iso(k.createdAt), last_used_at: iso(k.lastUsedAt), revoked_at: iso(k.revokedAt) };
 }
 
 export function overviewJson(o) {

@@ -43,6 +43,7 @@ export function ingestRoutes({ store, auth, config, keyLimiter }) {
 
   router.post('/v1/findings', async (req, res) => {
     const p = await caller(req);
+    if (p.kind === 'key' && !p.scopes.includes('findings')) throw new ApiError(403, 'forbidden', 'this API key may only send events (scopes: events); upload findings with a key that has the findings scope, or after `shield login`');
     if (findingsInFlight >= config.maxFindingsInFlight) throw busy('uploads');
     findingsInFlight++;
     try {
@@ -57,6 +58,7 @@ export function ingestRoutes({ store, auth, config, keyLimiter }) {
 
   async function ingestEvents(req, res, p) {
     if (p.kind !== 'key') throw new ApiError(403, 'forbidden', 'events are sent with a workspace API key');
+    if (!p.scopes.includes('events')) throw new ApiError(403, 'forbidden', 'this API key may only upload findings (scopes: findings)');
     const idempotencyKey = idempotencyKeyOf(req);
     const bytes = await readBody(req, config.ingest);
     const workspace = await store.workspace(p.workspaceId);

@@ -7,7 +7,7 @@ import { newApiKey, randomUUID } from '../auth/secrets.js';
 import { hashPassword, newPassword, PASSWORD_LIMITS } from '../auth/passwords.js';
 import { dayOf } from '../store/sqlite/index.js';
 import { normalizeRepositoryName } from '../findings/parse.js';
-import { LastOwnerError } from '../store/store.js';
+import { LastOwnerError, KEY_SCOPES } from '../store/store.js';
 import { workspaceJson, keyJson, overviewJson, fleetJson, repositoryJson, uploadJson, findingJson } from '../http/shapes.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -128,10 +128,11 @@ export function readRoutes({ store, auth, config }) {
   router.post('/v1/workspaces/:workspace/keys', async (req, res) => {
     const ws = await workspaceOf(req, 'admin');
     const body = objectBody(req);
-    knownFields(body, ['name']);
+    knownFields(body, ['name', 'scopes']);
     const name = nameField(body, 'name');
+    const scopes = scopesField(body);
     const fresh = newApiKey();
-    const key = await store.createApiKey({ id: fresh.id, workspaceId: ws.id, name, prefix: fresh.prefix, hash: fresh.hash });
+    const key = await store.createApiKey({ id: fresh.id, workspaceId: ws.id, name, prefix: fresh.prefix, hash: fresh.hash, scopes });
     res.status(201).json({ ...keyJson(key), key: fresh.key });
   });
 
@@ -263,6 +264,16 @@ function retentionField(body, fallback) {
   if (v === undefined) return fallback;
   if (!Number.isInteger(v) || v < 1 || v > 3650) throw badRequest('retention_days must be an integer from 1 to 3650', 'retention_days');
   return v;
+}
+
+/** `scopes`: a non-empty subset of events and findings (default both), kept in canonical order. */
+function scopesField(body) {
+  const v = body.scopes;
+  if (v === undefined) return [...KEY_SCOPES];
+  if (!Array.isArray(v) || v.length === 0 || v.length > KEY_SCOPES.length || v.some((x) => !KEY_SCOPES.includes(x)) || new Set(v).size !== v.length) {
+    throw badRequest(`scopes must be a non-empty list of distinct values from: ${KEY_SCOPES.join(', ')}`, 'scopes');
+  }
+  return KEY_SCOPES.filter((x) => v.includes(x));
 }
 
 function emailField(body) {

@@ -7,7 +7,7 @@
  * @typedef {{ id: string, name: string, retentionDays: number, createdAt: number }} Workspace
  * @typedef {{ id: number, email: string, passwordHash: string, isAdmin: boolean, createdAt: number }} Account
  * @typedef {{ accountId: number, email: string, role: 'owner' | 'member', createdAt: number }} Member
- * @typedef {{ id: string, workspaceId: string, name: string, prefix: string, createdAt: number, lastUsedAt: number | null, revokedAt: number | null }} ApiKey
+ * @typedef {{ id: string, workspaceId: string, name: string, prefix: string, scopes: ('events' | 'findings')[], createdAt: number, lastUsedAt: number | null, revokedAt: number | null }} ApiKey
  * @typedef {{ accountId: number, expiresAt: number }} Session
  * @typedef {{ status: 'pending' | 'approved' | 'denied' | 'used', userCode: string, accountId: number | null, workspaceId: string | null, intervalS: number, lastPollAt: number | null, expiresAt: number }} DeviceCode
  * @typedef {{ accountId: number, workspaceId: string, expiresAt: number }} AccessToken
@@ -49,7 +49,8 @@
  *             addMember(workspaceId, accountId, role); removeMember(workspaceId, accountId) -> boolean (ends the
  *             member's access tokens for that workspace); both throw LastOwnerError, atomically, rather than
  *             leave a workspace without an owner
- * api keys    createApiKey({ id, workspaceId, name, prefix, hash }) -> ApiKey; apiKeys(workspaceId);
+ * api keys    createApiKey({ id, workspaceId, name, prefix, hash, scopes? }) -> ApiKey (scopes default to both);
+ *             apiKeys(workspaceId);
  *             apiKeyByHash(hash) -> ApiKey | undefined; revokeApiKey(workspaceId, id) -> boolean;
  *             touchApiKeys(Map<id, lastUsedAt>)
  * sessions    createSession({ hash, accountId, expiresAt }); session(hash) -> Session | undefined;
@@ -72,6 +73,9 @@
  *
  * close() waits for calls already under way (an ingest in flight is stored or refused, never cut off).
  */
+/** What an API key may send, in their stored order: both unless narrowed when created. */
+export const KEY_SCOPES = Object.freeze(['events', 'findings']);
+
 /** Thrown by addMember/removeMember instead of leaving a workspace without an owner. */
 export class LastOwnerError extends Error {
   constructor() {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Db } from './driver.js';
 import { CORE_SCHEMA } from './schema.js';
 import { FINDINGS_SCHEMA, ingestFindings, findingRepositories, repositoryFindings, deleteUploadsBefore } from './findings.js';
-import { STORE_METHODS, LastOwnerError } from '../store.js';
+import { STORE_METHODS, LastOwnerError, KEY_SCOPES } from '../store.js';
 import { GroupCommitter, prepareBatch } from './ingest.js';
 import { WriterThread } from './writer-thread.js';
 
@@ -202,11 +202,11 @@ export class SqliteStore {
 
   // ---- API keys ------------------------------------------------------------------------
 
-  async createApiKey({ id, workspaceId, name, prefix, hash }) {
+  async createApiKey({ id, workspaceId, name, prefix, hash, scopes = KEY_SCOPES }) {
     const ws = await this.mustWsKey(workspaceId);
     const createdAt = Date.now();
-    await this.db.transaction((db) => db.run('INSERT INTO api_keys (id, ws, name, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?, ?)', [id, ws, name, prefix, hash, createdAt]));
-    return { id, workspaceId, name, prefix, createdAt, lastUsedAt: null, revokedAt: null };
+    await this.db.transaction((db) => db.run('INSERT INTO api_keys (id, ws, name, prefix, hash, scopes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [id, ws, name, prefix, hash, scopes.join(','), createdAt]));
+    return { id, workspaceId, name, prefix, scopes: [...scopes], createdAt, lastUsedAt: null, revokedAt: null };
   }
 
   async apiKeys(workspaceId) {
@@ -497,7 +497,7 @@ function workspaceRow(r) {
 }
 
 function apiKeyRow(r) {
-  return { id: r.id, workspaceId: r.workspace_id, name: r.name, prefix: r.prefix, createdAt: r.created_at, lastUsedAt: r.last_used_at, revokedAt: r.revoked_at };
+  return { id: r.id, workspaceId: r.workspace_id, name: r.name, prefix: r.prefix, scopes: r.scopes.split(','), createdAt: r.created_at, lastUsedAt: r.last_used_at, revokedAt: r.revoked_at };
 }
 
 function deviceRow(r) {

@@ -39,6 +39,8 @@ CREATE TABLE IF NOT EXISTS api_keys (
   name TEXT NOT NULL,
   prefix TEXT NOT NULL,
   hash TEXT NOT NULL UNIQUE,
+  -- what the key may send: 'events', 'findings' or both, comma-separated
+  scopes TEXT NOT NULL DEFAULT 'events,findings',
   created_at INTEGER NOT NULL,
   last_used_at INTEGER,
   revoked_at INTEGER
