@@ -68,11 +68,10 @@ export function createApp({ store, config, csrfSecret, version, log }) {
 
   // Block, not rewrite: a rewritten password or key name would be silently wrong. Passwords
   // may hold anything and are only ever hashed.
-  app.use(shield({ block: true, telemetry: false, exclude: { fields: ['body.password'] } }));
+  app.use(shield({ block: true, telemetry: false, exclude: { fields: ['body.password', 'body.current_password', 'body.new_password'] } }));
 
   const csrf = csrfProtection({ secret: csrfSecret, hostPrefix: config.https, cookie: { httpOnly: true, sameSite: 'Strict' } });
   app.use((req, res, next) => {
-    // Bearer credentials are not sent by browsers on their own: no forgery to stop there.
     const key = routeKey(req.path);
     // Only a Bearer credential exempts: browsers never attach one by themselves, but they do
     // replay Basic or Negotiate credentials on cross-site posts.
