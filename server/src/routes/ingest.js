@@ -19,6 +19,8 @@ export function ingestRoutes({ store, auth, config, keyLimiter }) {
   async function caller(req) {
     const p = await auth.requirePrincipal(req);
     if (p.kind === 'session') throw new ApiError(403, 'forbidden', 'ingest takes an API key or access token in Authorization: Bearer, not a session');
+    // a token also needs its account to still be a member of the token's workspace
+    if (p.kind === 'token') await auth.requireWorkspace(req, p.workspaceId, 'ingest');
     const wait = keyLimiter.take(p.kind === 'key' ? p.keyId : `token:${p.accountId}:${p.workspaceId}`);
     if (wait > 0) throw new ApiError(429, 'rate_limited', `too many requests for this credential; retry in ${wait} s`, { headers: { 'Retry-After': String(wait) } });
     return p;
