@@ -38,8 +38,7 @@ export async function startControlPlane(options) {
   }
   const bootstrapFile = join(options.dataDir, 'bootstrap.json');
   const hadBootstrap = existsSync(bootstrapFile);
-  // The server would bootstrap the empty new store, fail to write over the old file, and leave
-  // an owner and key nobody knows beside credentials that no longer work: refuse first.
+  // The server refuses this too; saying it here names the files and the way out in CLI terms.
   if (hadBootstrap && !existsSync(join(options.dataDir, 'shield.db'))) {
     throw new CliError(`${resolve(bootstrapFile)} belongs to a store that is gone (no shield.db beside it); move bootstrap.json away, or restore shield.db, and start again`);
   }

@@ -48,10 +48,10 @@ export function trustProxyFlag(value) {
   const v = value.trim();
   if (/^[0-9]{1,3}$/.test(v)) {
     const hops = Number(v);
-    if (hops > 100) throw new InvalidArgumentError('--trust-proxy hop count must be from 0 to 100.');
+    if (hops > 32) throw new InvalidArgumentError('--trust-proxy hop count must be from 0 to 32.');
     return hops;
   }
-  if (v === 'true' || v === '*') throw new InvalidArgumentError('--trust-proxy does not accept "true": trusting every sender lets any client forge its address; give the hop count (1 for one proxy) or the proxy addresses.');
+  if (v === 'true' || v === '*' || v.split(',').some((s) => s.trim() === '0.0.0.0/0' || s.trim() === '::/0')) throw new InvalidArgumentError('--trust-proxy does not accept "true" or a range of every address: trusting every sender lets any client forge its address; give the hop count (1 for one proxy) or the proxy addresses.');
   const items = v.split(',').map((s) => s.trim()).filter((s) => s !== '');
   if (items.length === 0) throw new InvalidArgumentError('--trust-proxy must be a hop count (1) or a comma-separated list of proxy addresses and CIDR blocks.');
   for (const item of items) {

@@ -15,6 +15,8 @@
  */
 
 const MB = 1024 * 1024;
+// options without a default
+const OPTIONAL = new Set(['tlsCert', 'tlsKey', 'publicUrl', 'trustProxy']);
 
 /** @returns {Config} */
 export function defaultConfig() {
@@ -60,9 +62,12 @@ export function defaultConfig() {
  * @param {Partial<Config>} options @returns {Config}
  */
 export function resolveConfig(options = {}) {
-  const c = { ...defaultConfig(), ...options };
-  const int = (name, min, max) => {
-    const v = c[name];
+  const defaults = defaultConfig();
+  for (const k of Object.keys(options)) {
+    if (!(k in defaults) && !OPTIONAL.has(k)) throw new TypeError(`control plane: option "${k}" is not known (see server/src/config.js)`);
+  }
+  const c = { ...defaults, ...options };
+  const int = (name, min, max, v = c[name]) => {
     if (!Number.isInteger(v) || v < min || v > max) throw new TypeError(`control plane: option "${name}" must be an integer from ${min} to ${max} (got ${JSON.stringify(v)})`);
   };
   int('port', 0, 65535);
@@ -71,6 +76,25 @@ export function resolveConfig(options = {}) {
   int('accessTokenTtlS', 60, 30 * 86400);
   int('deviceCodeTtlS', 60, 3600);
   int('devicePollS', 1, 60);
+  int('maxClockSkewMs', 0, 86_400_000);
+  int('fleetStaleS', 1, 86400);
+  int('retentionSweepS', 1, 86400);
+  int('maxPendingDeviceCodes', 1, 1_000_000);
+  int('maxIngestInFlight', 0, 100_000);
+  int('maxFindingsInFlight', 0, 1000);
+  for (const name of ['ingest', 'findings']) {
+    const v = c[name];
+    if (v === null || typeof v !== 'object') throw new TypeError(`control plane: option "${name}" must be { maxBytes, maxInflated }`);
+    int(`${name}.maxBytes`, 1, 1 << 30, v.maxBytes);
+    int(`${name}.maxInflated`, 1, 1 << 30, v.maxInflated);
+  }
+  for (const name of ['ipRate', 'keyRate', 'loginRate', 'loginIpRate', 'loginEmailRate', 'deviceRate', 'codeGuessRate']) {
+    const v = c[name];
+    if (v === null || typeof v !== 'object' || !(v.rate > 0) || !Number.isFinite(v.rate) || !(v.burst >= 1) || !Number.isFinite(v.burst)) {
+      throw new TypeError(`control plane: option "${name}" must be { rate: tokens per second > 0, burst: >= 1 }`);
+    }
+  }
+  if (typeof c.ownerEmail !== 'string' || c.ownerEmail.indexOf('@') < 1 || c.ownerEmail.length > 320) throw new TypeError('control plane: option "ownerEmail" must be an email address');
   if (typeof c.host !== 'string' || c.host.length === 0) throw new TypeError('control plane: option "host" must be a host name or address');
   if (typeof c.dataDir !== 'string' || c.dataDir.length === 0) throw new TypeError('control plane: option "dataDir" must be a directory path');
   if ((c.tlsCert === undefined) !== (c.tlsKey === undefined)) throw new TypeError('control plane: options "tlsCert" and "tlsKey" go together');

@@ -135,7 +135,7 @@ or \`__Host-shield_session\` when the server runs over https) reaches every work
 is a member of; owners administer. Cookie-authenticated POST, PATCH and DELETE requests need the
 CSRF token (\`x-csrf-token\` header or \`_csrf\` form field) that matches the signed CSRF cookie
 (\`shield.csrf\`, or \`__Host-shield.csrf\` over https); any GET issues that cookie. A request that
-carries an \`Authorization\` header, and every request to \`/v1/events\`, \`/v1/findings\`,
+carries an \`Authorization: Bearer\` header, and every request to \`/v1/events\`, \`/v1/findings\`,
 \`/v1/auth/device\` and \`/v1/auth/token\`, is exempt from the CSRF check.
 
 **Errors.** Every error of the API itself has the body \`{ error, message, field?, details? }\`
@@ -149,7 +149,7 @@ except those of the two ingest routes), and \`POST /v1/auth/token\` answers OAut
 **Bodies.** Except on the two ingest routes, a request body is parsed as JSON (at most 64 KiB)
 or as an HTML form (\`application/x-www-form-urlencoded\`, at most 16 KiB and 20 fields), on
 every route: malformed JSON is a 400 \`invalid_json\`, an oversized body a 413
-\`payload_too_large\`, an unsupported charset or Content-Encoding a 415 \`invalid_request\`.
+\`payload_too_large\`, an unsupported charset or Content-Encoding a 415 \`unsupported_media_type\`.
 Bodies of other types are ignored. The ingest routes read their body themselves (JSON only,
 gzip allowed, larger limits).
 
@@ -158,9 +158,11 @@ is a 400. The overview and events feed also refuse unknown parameters.
 
 **Rate limits.** Every request counts against a per-address token bucket (500 a second, burst
 1,000 by default); over it, a 429 \`rate_limited\` with \`Retry-After\` in seconds. Ingest adds a
-bucket per credential (200 a second, burst 400), sign-in one per address (50 failures, then one
-every 6 s) and one per email (10 failures, then one every 90 s). All limits are settings of the
-server (\`src/config.js\`).`;
+bucket per credential (200 a second, burst 400) and a cap of 64 batches in flight (503 beyond).
+Failed sign-ins count per (email, address) (10, then one every 90 s), per address (50, then one
+every 6 s) and per email from anywhere (100, then one every 10 s); a success clears its (email,
+address) count. An IPv6 /64 counts as one address. All limits are settings of the server
+(\`src/config.js\`).`;
 
 const TAGS = [
   { name: 'meta', description: 'What runs here: the home page, the health check, this document.' },
@@ -196,7 +198,7 @@ const SECURITY_SCHEMES = {
     type: 'apiKey',
     in: 'cookie',
     name: '__Host-shield_session',
-    description: 'The same session cookie when the server runs over https (a certificate, or an https public URL): `__Host-` prefixed and Secure. Either name is accepted on any request.',
+    description: 'The same session cookie when the server runs over https (a certificate, or an https public URL): `__Host-` prefixed and Secure; also when a trusted proxy reports that the request came over https. A request reads only the name for its own scheme: over https a plain `shield_session` is not a session.',
   },
   csrfToken: {
     type: 'apiKey',
@@ -239,7 +241,7 @@ function sharedResponses() {
       content: json(ref('Error')),
     },
     InternalError: {
-      description: 'Unexpected fault (`internal`); logged once by the server. Safe to retry idempotent requests.',
+      description: 'Unexpected fault (`internal`); the server logs it (at most one line a second, with a count of the rest). Safe to retry idempotent requests.',
       content: json(ref('Error')),
     },
     Unauthorized: {
@@ -285,7 +287,7 @@ function schemas() {
       properties: {
         error: {
           type: 'string',
-          description: 'Stable machine-readable code: `invalid_request`, `invalid_json`, `invalid_gzip`, `invalid_body`, `invalid_envelope`, `invalid_findings`, `invalid_user_code`, `invalid_credentials`, `unauthorized`, `forbidden`, `csrf`, `not_found`, `last_owner`, `idempotency_conflict`, `payload_too_large`, `unsupported_media_type`, `rate_limited`, `internal`.',
+          description: 'Stable machine-readable code: `invalid_request`, `invalid_json`, `invalid_gzip`, `invalid_body`, `invalid_envelope`, `invalid_findings`, `invalid_user_code`, `invalid_credentials`, `unauthorized`, `forbidden`, `csrf`, `not_found`, `last_owner`, `no_such_account`, `idempotency_conflict`, `payload_too_large`, `unsupported_media_type`, `rate_limited`, `unavailable`, `internal`.',
           examples: ['invalid_request'],
         },
         message: { type: 'string', description: 'For people; names the field at fault.' },
@@ -353,14 +355,14 @@ function schemas() {
       properties: {
         account: ref('Account'),
         workspaces: { type: 'array', items: ref('WorkspaceWithRole') },
-        csrf_token: { type: 'string', description: 'Send as `x-csrf-token` on POST, PATCH and DELETE. Empty when the request carried an `Authorization` header (CSRF does not apply then).' },
+        csrf_token: { type: 'string', description: 'Send as `x-csrf-token` on POST, PATCH and DELETE. Empty when the request carried an `Authorization: Bearer` header (CSRF does not apply then).' },
       },
     },
     CsrfToken: {
       type: 'object',
       required: ['csrf_token'],
       additionalProperties: false,
-      properties: { csrf_token: { type: 'string', description: '`<43 base64url>.<43 base64url>`, signed by the server; empty when the request carried an `Authorization` header.' } },
+      properties: { csrf_token: { type: 'string', description: '`<43 base64url>.<43 base64url>`, signed by the server; empty when the request carried an `Authorization: Bearer` header.' } },
     },
     DeviceAuthorization: {
       description: 'RFC 8628 section 3.2 device authorization response.',
@@ -686,7 +688,7 @@ function schemas() {
 
 function paths() {
   const bodyErrors = {
-    '413': errorResponse('`payload_too_large`: the body is over 64 KiB (JSON) or 16 KiB (form); `invalid_request`: a form of more than 20 fields; or `too_large` from shield() for a body nested deeper or larger than it walks.', { blocked: true }),
+    '413': errorResponse('`payload_too_large`: the body is over 64 KiB (JSON) or 16 KiB (form); a form of more than 20 fields; or `too_large` from shield() for a body nested deeper or larger than it walks.', { blocked: true }),
     '415': errorResponse('`invalid_request`: a body with an unsupported charset or Content-Encoding.'),
   };
   const unauthorized = responseRef('Unauthorized');
@@ -739,7 +741,7 @@ function paths() {
         operationId: 'login',
         tags: ['auth'],
         summary: 'Sign in',
-        description: 'Checks email and password (scrypt) and sets the session cookie. Needs the CSRF cookie and token like any cookie request: get them from `GET /v1/auth/csrf` first. Failed attempts count against the address (50, then one every 6 s) and the email (10, then one every 90 s); a success clears the email\'s count. An unknown email costs the same time as a wrong password.',
+        description: 'Checks email and password (scrypt) and sets the session cookie. Needs the CSRF cookie and token like any cookie request: get them from `GET /v1/auth/csrf` first. Failed attempts count per (email, address) (10, then one every 90 s), per address (50, then one every 6 s) and per email from anywhere (100, then one every 10 s); a success clears its (email, address) count, so failures elsewhere never lock the owner out. An unknown email costs the same time as a wrong password.',
         security: [{ csrfToken: [] }],
         requestBody: {
           required: true,
@@ -848,6 +850,7 @@ function paths() {
         responses: {
           '200': { description: 'The codes.', content: json(ref('DeviceAuthorization')) },
           '400': errorResponse('`invalid_json`: a body that is not valid JSON.'),
+          '503': { description: '`unavailable`: 1,000 logins are already pending; retry after `Retry-After` (60 s).', headers: { 'Retry-After': headerRef('RetryAfter') }, content: json(ref('Error')) },
           ...bodyErrors,
         },
       }),
@@ -969,7 +972,7 @@ function paths() {
           '415': errorResponse('`unsupported_media_type`: Content-Type is not `application/json` (or `application/*+json`), or Content-Encoding is neither gzip nor identity (`field` names the header).'),
           '429': responseRef('TooManyRequests'),
           '503': {
-            description: '`unavailable`: the writer thread stopped while the batch was being stored, so it was not acknowledged; a new one takes the next batch. Retry with the same `Idempotency-Key`.',
+            description: '`unavailable`: 64 batches are already in flight (the server is behind), or the writer thread stopped while the batch was being stored; either way nothing of it was acknowledged. Retry with the same `Idempotency-Key` after `Retry-After`.',
             headers: { 'Retry-After': headerRef('RetryAfter') },
             content: json(ref('Error')),
           },
@@ -992,21 +995,22 @@ function paths() {
             name: 'Content-Encoding',
             in: 'header',
             required: false,
-            description: '`gzip` for a compressed body (inflated with a cap: 128 MiB by default); `identity` or absent for plain JSON. Anything else is a 415.',
+            description: '`gzip` for a compressed body (inflated with a cap: 32 MiB by default); `identity` or absent for plain JSON. Anything else is a 415.',
             schema: { enum: ['gzip', 'identity'] },
           },
         ],
         requestBody: {
           required: true,
-          description: 'Content-Type `application/json` (or any `application/*+json`); at most 32 MiB on the wire by default, 50,000 findings and 100,000 inventory packages.',
+          description: 'Content-Type `application/json` (or any `application/*+json`); at most 8 MiB on the wire by default, 50,000 findings and 100,000 inventory packages.',
           content: json({ oneOf: [ref('FindingsUpload'), ref('SarifLog')] }),
         },
         responses: {
           '201': { description: 'Stored.', content: json(ref('FindingsUploadResult')) },
           '400': errorResponse('`invalid_json`, `invalid_gzip`, or `invalid_findings`: the body or a query parameter is invalid; `message` and `field` name the first problem, `details` lists up to 20 as `{ field, message }`.'),
           '401': unauthorized,
-          '403': errorResponse(`\`forbidden\`: the caller is a dashboard session (uploads take an API key or access token), or an API key without the \`findings\` scope; or ${BLOCKED_403} (the body is never scanned).`, { blocked: true }),
-          '413': errorResponse('`payload_too_large`: over the byte limit on the wire (32 MiB by default) or inflated (128 MiB). Sent with `Connection: close`.'),
+          '403': errorResponse(`\`forbidden\`: the caller is a dashboard session (uploads take an API key or access token), or an API key without the \`findings\` scope, or an access token whose account is no longer a member; or ${BLOCKED_403} (the body is never scanned).`, { blocked: true }),
+          '413': errorResponse('`payload_too_large`: over the byte limit on the wire (8 MiB by default) or inflated (32 MiB). Sent with `Connection: close`.'),
+          '503': { description: '`unavailable`: two uploads are already being processed (each may inflate to 32 MiB); retry after `Retry-After`.', headers: { 'Retry-After': headerRef('RetryAfter') }, content: json(ref('Error')) },
           '415': errorResponse('`unsupported_media_type`: Content-Type is not `application/json` (or `application/*+json`), or Content-Encoding is neither gzip nor identity.'),
           '429': responseRef('TooManyRequests'),
         },
@@ -1127,8 +1131,8 @@ function paths() {
         description: 'Stored events, newest first, a page at a time; filters combine (AND) and match exactly. Filters other than time scan the time range newest first: narrow it with `from`/`to` for rare values on large workspaces. Unknown query parameters are a 400.',
         security: SECURITY.read,
         parameters: [
-          { name: 'from', in: 'query', required: false, description: 'Events at or after this time (inclusive). An ISO 8601 date-time such as `2025-05-01T12:00:00Z`; the server accepts any string of at most 40 characters that JavaScript\'s `Date.parse` reads (a date alone is midnight UTC; a date-time without offset is read in the server\'s time zone).', schema: { type: 'string', maxLength: 40, examples: ['2025-05-01T00:00:00Z'] } },
-          { name: 'to', in: 'query', required: false, description: 'Events before this time (exclusive). Same format as `from`.', schema: { type: 'string', maxLength: 40, examples: ['2025-05-02T00:00:00Z'] } },
+          { name: 'from', in: 'query', required: false, description: 'Events at or after this time (inclusive). An ISO 8601 date-time with `Z` or an offset, seconds and fraction optional, such as `2025-05-01T12:00:00Z`; anything else is a 400.', schema: { type: 'string', maxLength: 40, pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:[0-9]{2})$', examples: ['2025-05-01T00:00:00Z'] } },
+          { name: 'to', in: 'query', required: false, description: 'Events before this time (exclusive). Same format as `from`.', schema: { type: 'string', maxLength: 40, pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:[0-9]{2})$', examples: ['2025-05-02T00:00:00Z'] } },
           { name: 'limit', in: 'query', required: false, description: 'Events per page.', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
           { name: 'cursor', in: 'query', required: false, description: 'Opaque: the `next_cursor` of the previous page (use the same filters). Anything else is a 400.', schema: { type: 'string', maxLength: 64 } },
           { name: 'decision', in: 'query', required: false, description: 'Only allows or only denies.', schema: { enum: ['allow', 'deny'] } },

@@ -108,7 +108,8 @@ describe('shield serve', () => {
     const run = runCli(['serve', '--host', '0.0.0.0', '--port', '0', '--data-dir', join(tmp, 'wide')]);
     try {
       await run.waitFor(/Ctrl-C stops the server/);
-      expect(run.stderr).toMatch(/warning: listening on 0\.0\.0\.0 over plain http/);
+      // stderr is its own pipe: its line may arrive after stdout's
+      await run.waitFor(/warning: listening on 0\.0\.0\.0 over plain http/, 10_000, 'stderr');
       expect(run.stderr).toContain('reverse proxy');
     } finally {
       run.child.kill('SIGINT');

@@ -18,12 +18,13 @@ export function runCli(args, { env = {}, cwd = REPO, bin = [CLI] } = {}) {
     stdout: '',
     stderr: '',
     /** @type {Promise<{ code: number | null, signal: string | null }>} */
-    exited: new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal }))),
-    /** Resolves with the first match of `re` in stdout; rejects if the process exits first or time runs out. */
-    waitFor(re, ms = 30_000) {
+    // 'close', not 'exit': by then stdout and stderr have been read to their end
+    exited: new Promise((resolve) => child.once('close', (code, signal) => resolve({ code, signal }))),
+    /** Resolves with the first match of `re` in stdout (or stderr); rejects if the process exits first or time runs out. */
+    waitFor(re, ms = 30_000, stream = 'stdout') {
       return new Promise((resolve, reject) => {
         const check = () => {
-          const m = re.exec(run.stdout);
+          const m = re.exec(run[stream]);
           if (m === null) return false;
           cleanup();
           resolve(m);
@@ -31,9 +32,9 @@ export function runCli(args, { env = {}, cwd = REPO, bin = [CLI] } = {}) {
         };
         const onExit = () => setImmediate(() => { if (!check()) { cleanup(); reject(new Error(`exited before printing ${re}\n${run.describe()}`)); } });
         const timer = setTimeout(() => { cleanup(); reject(new Error(`no ${re} within ${ms} ms\n${run.describe()}`)); }, ms);
-        const cleanup = () => { clearTimeout(timer); child.stdout.off('data', check); child.off('exit', onExit); };
+        const cleanup = () => { clearTimeout(timer); child[stream].off('data', check); child.off('exit', onExit); };
         if (check()) return;
-        child.stdout.on('data', check);
+        child[stream].on('data', check);
         child.once('exit', onExit);
       });
     },

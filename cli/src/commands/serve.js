@@ -21,7 +21,7 @@ export function registerServe(program) {
     .option('--tls-key <file>', 'PEM private key of --tls-cert')
     .option('--trust-proxy <hops|addresses>', 'behind a reverse proxy: how many proxies append to X-Forwarded-For, or their addresses/CIDRs (comma-separated)', trustProxyFlag)
     .option('--public-url <url>', 'the URL users and SDKs reach this service at (used in login links)', publicUrlFlag)
-    .option('--retention-days <days>', 'how long the first workspace keeps events', intFlag('--retention-days', 1, 3650), 30)
+    .option('--retention-days <days>', 'days a new workspace (the first included) keeps events and uploads', intFlag('--retention-days', 1, 3650), 30)
     .addHelpText('after', `
 The first start prints the owner's password, the workspace id and an API key once; they are
 kept in <data-dir>/bootstrap.json (mode 0600). SDKs send only to https endpoints (plain http
