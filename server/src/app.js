@@ -39,7 +39,7 @@ export function createApp({ store, config, csrfSecret, version, log }) {
   app.disable('x-powered-by');
   if (config.trustProxy !== undefined) app.set('trust proxy', config.trustProxy);
 
-  const auth = principals(store, { secureAlways: config.https });
+  const auth = principals(store, { secureAlways: config.https, log });
   const ipLimiter = new Limiter(config.ipRate);
   const keyLimiter = new Limiter(config.keyRate);
   const loginLimiter = new Limiter(config.loginRate);

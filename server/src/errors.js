@@ -1,5 +1,6 @@
-// API errors: a status, a stable machine code and a message naming the bad field. Every error
-// body of the control plane is { error: code, message, field? }.
+// API errors: a status, a stable machine code and a message naming the bad field, answered as
+// { error: code, message, field?, details? }. (The OAuth token endpoint answers in RFC 8628's
+// { error, error_description } shape, and shield()'s own refusals as { error, vector, incident }.)
 
 export class ApiError extends Error {
   /**
@@ -31,3 +32,6 @@ export const badRequest = (message, field) => new ApiError(400, 'invalid_request
 export const unauthorized = (message = 'missing or invalid credentials') => new ApiError(401, 'unauthorized', message, { headers: { 'WWW-Authenticate': 'Bearer' } });
 export const forbidden = (message) => new ApiError(403, 'forbidden', message);
 export const notFound = (message = 'not found') => new ApiError(404, 'not_found', message);
+
+/** 429 with Retry-After: the caller should wait `waitS` seconds. */
+export const rateLimited = (message, waitS) => new ApiError(429, 'rate_limited', `${message}; retry in ${waitS} s`, { headers: { 'Retry-After': String(waitS) } });

@@ -100,7 +100,7 @@ describe('accounts, passwords and tokens', () => {
     expect((await postEvents(cp.url, eventsKey.key, [makeEvent(ws)])).status).toBe(202);
     const refused = await postEvents(cp.url, findingsKey.key, [makeEvent(ws)]);
     expect(refused.status).toBe(403);
-    expect(refused.json.message).toMatch(/scopes: findings/);
+    expect(refused.json.message).toMatch(/may not send events \(scopes: findings\)/);
     for (const bad of [[], ['events', 'events'], ['admin'], 'events']) {
       const r = await admin.request('POST', `/v1/workspaces/${ws}/keys`, { body: { name: 'bad', scopes: bad } });
       expect(r.status).toBe(400);

@@ -3,7 +3,7 @@
 // is a member of; owners administer). Each route states what it needs of which workspace;
 // a credential never reaches another workspace.
 import { secretHash } from './secrets.js';
-import { ApiError, unauthorized } from '../errors.js';
+import { ApiError, unauthorized, forbidden } from '../errors.js';
 
 export const SESSION_COOKIE = 'shield_session';
 export const SECURE_SESSION_COOKIE = '__Host-shield_session';
@@ -26,8 +26,9 @@ export function sessionCookieName(req, secureAlways) {
   return secureAlways || req.secure === true ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
 }
 
-/** @param {any} store @param {{ secureAlways: boolean }} options */
-export function principals(store, { secureAlways }) {
+/** @param {any} store @param {{ secureAlways: boolean, log?: (line: string) => void }} options */
+export function principals(store, { secureAlways, log = () => {} }) {
+  let touchFailed = false;
   /** @type {Map<string, number>} key id -> last time written */
   const touched = new Map();
 
@@ -47,7 +48,12 @@ export function principals(store, { secureAlways }) {
         if (now - (touched.get(key.id) ?? key.lastUsedAt ?? 0) >= KEY_TOUCH_MS) {
           touched.set(key.id, now);
           if (touched.size > 10_000) touched.delete(touched.keys().next().value);
-          store.touchApiKeys(new Map([[key.id, now]])).catch(() => {});
+          // last-used time is bookkeeping: a failure must not fail the request; logged once
+          store.touchApiKeys(new Map([[key.id, now]])).catch((err) => {
+            if (touchFailed) return;
+            touchFailed = true;
+            log(`shield control plane: recording API key use failed (logged once): ${err?.message ?? err}`);
+          });
         }
         return { kind: 'key', keyId: key.id, workspaceId: key.workspaceId, scopes: key.scopes };
       }
@@ -76,20 +82,20 @@ export function principals(store, { secureAlways }) {
   async function requireWorkspace(req, workspaceId, need) {
     const p = await requirePrincipal(req);
     if (p.kind === 'key') {
-      if (need !== 'ingest') throw new ApiError(403, 'forbidden', 'API keys may only send events and findings; sign in or use `shield login` to read');
-      if (p.workspaceId !== workspaceId) throw new ApiError(403, 'forbidden', 'this API key belongs to another workspace');
+      if (need !== 'ingest') throw forbidden('API keys may only send events and findings; sign in or use `shield login` to read');
+      if (p.workspaceId !== workspaceId) throw forbidden('this API key belongs to another workspace');
       return p;
     }
     if (p.kind === 'token') {
-      if (need === 'admin') throw new ApiError(403, 'forbidden', 'access tokens cannot administer a workspace; sign in to the dashboard');
-      if (p.workspaceId !== workspaceId) throw new ApiError(403, 'forbidden', 'this access token belongs to another workspace');
+      if (need === 'admin') throw forbidden('access tokens cannot administer a workspace; sign in to the dashboard');
+      if (p.workspaceId !== workspaceId) throw forbidden('this access token belongs to another workspace');
       // a token lives only as long as its account's membership
-      if ((await store.role(workspaceId, p.accountId)) === null) throw new ApiError(403, 'forbidden', 'the account of this access token is no longer a member of the workspace');
+      if ((await store.role(workspaceId, p.accountId)) === null) throw forbidden('the account of this access token is no longer a member of the workspace');
       return p;
     }
     const role = await store.role(workspaceId, p.accountId);
-    if (role === null) throw new ApiError(403, 'forbidden', 'you are not a member of this workspace');
-    if (need === 'admin' && role !== 'owner') throw new ApiError(403, 'forbidden', 'only an owner of this workspace may do this');
+    if (role === null) throw forbidden('you are not a member of this workspace');
+    if (need === 'admin' && role !== 'owner') throw forbidden('only an owner of this workspace may do this');
     return p;
   }
 
@@ -103,7 +109,7 @@ export function principals(store, { secureAlways }) {
   /** @param {import('express').Request} req */
   async function requireSession(req) {
     const p = await requirePrincipal(req);
-    if (p.kind !== 'session') throw new ApiError(403, 'forbidden', 'this route needs a dashboard session');
+    if (p.kind !== 'session') throw forbidden('this route needs a dashboard session');
     return p;
   }
 

@@ -1,7 +1,7 @@
 // The read API's JSON: snake_case names and ISO 8601 times throughout, whatever shape the
 // store returns internally.
 
-const iso = (ms) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
+import { iso } from '../time.js';
 
 export function workspaceJson(w) {
   const out = { id: w.id, name: w.name, retention_days: w.retentionDays, created_at: iso(w.createdAt) };
@@ -54,4 +54,13 @@ export function findingJson(f) {
     fingerprint: f.fingerprint, rule: f.rule, severity: f.severity, title: f.title, message: f.message, file: f.file, line: f.line,
     package: f.package, version: f.version, ecosystem: f.ecosystem, advisory_id: f.advisoryId, cvss: f.cvss, url: f.url,
   };
+}
+
+export function memberJson(m) {
+  return { account_id: m.accountId, email: m.email, role: m.role, created_at: iso(m.createdAt) };
+}
+
+/** The answer of sign-in and of GET /v1/auth/session. */
+export function sessionJson(account, workspaces, csrfToken) {
+  return { account: { id: account.id, email: account.email }, workspaces: workspaces.map(workspaceJson), csrf_token: csrfToken };
 }

@@ -4,8 +4,8 @@ import { createHash } from 'node:crypto';
 import { ApiError } from '../errors.js';
 import { parseJson, tooLarge } from '../http/body.js';
 import { envelopeErrors, eventErrors, MAX_EVENTS } from './validate.js';
+import { DAY_MS } from '../time.js';
 
-const DAY_MS = 86_400_000;
 
 /**
  * @param {any} store a store (store.js)

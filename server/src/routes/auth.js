@@ -2,13 +2,13 @@
 // of `shield login` (RFC 8628 shape): the CLI asks for a code, the user approves it on
 // /device while signed in, the CLI's polling then gets a short-lived workspace token.
 import { Router } from 'express';
-import { ApiError, badRequest } from '../errors.js';
+import { ApiError, badRequest, rateLimited, forbidden } from '../errors.js';
 import { hashPassword, verifyPassword, PASSWORD_LIMITS } from '../auth/passwords.js';
 import { addressKey } from '../http/limiter.js';
 import { newSecret, secretHash, newUserCode, normalizeUserCode } from '../auth/secrets.js';
 import { SECURE_SESSION_COOKIE, sessionCookieName } from '../auth/principal.js';
 import { devicePage } from '../http/pages.js';
-import { workspaceJson } from '../http/shapes.js';
+import { sessionJson } from '../http/shapes.js';
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 // A dummy hash to verify against when the email is unknown, so timing does not tell which
@@ -38,7 +38,7 @@ export function authRoutes({ store, auth, config, loginLimiter, loginIpLimiter, 
     const emailKey = email.toLowerCase();
     const idKey = `${emailKey}|${ipKey}`;
     const wait = Math.max(loginIpLimiter.take(ipKey), loginLimiter.take(idKey), loginEmailLimiter.take(emailKey));
-    if (wait > 0) throw new ApiError(429, 'rate_limited', `too many sign-in attempts; retry in ${wait} s`, { headers: { 'Retry-After': String(wait) } });
+    if (wait > 0) throw rateLimited('too many sign-in attempts', wait);
     const account = await store.accountByEmail(email);
     dummyHash ??= await hashPassword('not a real password');
     const ok = await verifyPassword(password, account?.passwordHash ?? dummyHash);
@@ -55,7 +55,7 @@ export function authRoutes({ store, auth, config, loginLimiter, loginIpLimiter, 
   router.post('/v1/auth/login', async (req, res) => {
     const { account, sid } = await signIn(req);
     setSessionCookie(req, res, sid, config.sessionTtlS);
-    res.json({ account: { id: account.id, email: account.email }, workspaces: (await store.workspacesOf(account.id)).map(workspaceJson), csrf_token: req.csrfToken() });
+    res.json(sessionJson(account, await store.workspacesOf(account.id), req.csrfToken()));
   });
 
   router.post('/v1/auth/logout', async (req, res) => {
@@ -68,7 +68,7 @@ export function authRoutes({ store, auth, config, loginLimiter, loginIpLimiter, 
   router.get('/v1/auth/session', async (req, res) => {
     const p = await auth.requireSession(req);
     const account = await store.account(p.accountId);
-    res.json({ account: { id: account.id, email: account.email }, workspaces: (await store.workspacesOf(account.id)).map(workspaceJson), csrf_token: req.csrfToken() });
+    res.json(sessionJson(account, await store.workspacesOf(account.id), req.csrfToken()));
   });
 
   // Changing the password ends every other session and every `shield login` token.
@@ -79,7 +79,7 @@ export function authRoutes({ store, auth, config, loginLimiter, loginIpLimiter, 
     if (next.length < PASSWORD_LIMITS.min) throw badRequest(`new_password must be at least ${PASSWORD_LIMITS.min} characters`, 'new_password');
     const ipKey = addressKey(req.ip);
     const wait = Math.max(loginIpLimiter.take(ipKey), loginLimiter.take(`${p.accountId}`));
-    if (wait > 0) throw new ApiError(429, 'rate_limited', `too many attempts; retry in ${wait} s`, { headers: { 'Retry-After': String(wait) } });
+    if (wait > 0) throw rateLimited('too many attempts', wait);
     const account = await store.account(p.accountId);
     if (!(await verifyPassword(current, account.passwordHash))) throw new ApiError(403, 'invalid_credentials', 'current_password is wrong', { field: 'current_password' });
     loginLimiter.reset(`${p.accountId}`);
@@ -97,7 +97,7 @@ export function authRoutes({ store, auth, config, loginLimiter, loginIpLimiter, 
   router.post('/v1/auth/device', async (req, res) => {
     // each code is a durable write: a few per address, and a ceiling on all pending ones
     const wait = deviceLimiter.take(addressKey(req.ip));
-    if (wait > 0) throw new ApiError(429, 'rate_limited', `too many login requests from this address; retry in ${wait} s`, { headers: { 'Retry-After': String(wait) } });
+    if (wait > 0) throw rateLimited('too many login requests from this address', wait);
     if ((await store.pendingDeviceCodes(Date.now())) >= config.maxPendingDeviceCodes) {
       throw new ApiError(503, 'unavailable', 'too many logins are pending; retry in a minute', { headers: { 'Retry-After': '60' } });
     }
@@ -171,12 +171,12 @@ export function authRoutes({ store, auth, config, loginLimiter, loginIpLimiter, 
     const action = req.body.action;
     if (action !== 'approve' && action !== 'deny') throw badRequest('action must be approve or deny', 'action');
     const workspaceId = String(req.body.workspace_id ?? '');
-    if (action === 'approve' && !workspaces.some((w) => w.id === workspaceId)) throw new ApiError(403, 'forbidden', 'you are not a member of that workspace');
+    if (action === 'approve' && !workspaces.some((w) => w.id === workspaceId)) throw forbidden('you are not a member of that workspace');
     // Guessing codes would let an account approve someone else's login into its own workspace
     // (RFC 8628 5.1): every unknown code costs from a small bucket per account and per address.
     const guessKeys = [`account:${p.accountId}`, `address:${addressKey(req.ip)}`];
     const wait = Math.max(...guessKeys.map((k) => codeGuessLimiter.peek(k)));
-    if (wait > 0) throw new ApiError(429, 'rate_limited', `too many wrong codes; retry in ${wait} s`, { headers: { 'Retry-After': String(wait) } });
+    if (wait > 0) throw rateLimited('too many wrong codes', wait);
     const device = await store.deviceCodeByUserCode(userCode);
     if (device === undefined || device.status !== 'pending' || device.expiresAt <= Date.now()) {
       for (const k of guessKeys) codeGuessLimiter.take(k);

@@ -2,7 +2,7 @@
 // read here, raw, after shield() has looked at the path, query and cookies only, and they are
 // stored and served as inert data.
 import { Router } from 'express';
-import { ApiError } from '../errors.js';
+import { ApiError, rateLimited, forbidden } from '../errors.js';
 import { readBody, parseJson } from '../http/body.js';
 import { parseFindingsUpload } from '../findings/parse.js';
 import { ingestEventsBody } from '../ingest/events.js';
@@ -15,14 +15,20 @@ const IDEMPOTENCY_KEY_MAX = 200;
 export function ingestRoutes({ store, auth, config, keyLimiter }) {
   const router = Router();
 
-  /** Authenticates before the body is read, so an unknown caller costs no parsing. */
-  async function caller(req) {
+  /**
+   * Authenticates and checks what the credential may send before the body is read, so a
+   * refused caller costs no parsing: events take an API key with the `events` scope; findings
+   * an API key with the `findings` scope or a `shield login` token of a current member.
+   * @param {'events' | 'findings'} what
+   */
+  async function caller(req, what) {
     const p = await auth.requirePrincipal(req);
-    if (p.kind === 'session') throw new ApiError(403, 'forbidden', 'ingest takes an API key or access token in Authorization: Bearer, not a session');
-    // a token also needs its account to still be a member of the token's workspace
+    if (p.kind === 'session') throw forbidden(`${what} take ${what === 'events' ? 'an API key' : 'an API key or access token'} in Authorization: Bearer, not a session`);
+    if (what === 'events' && p.kind !== 'key') throw forbidden('events are sent with a workspace API key');
+    if (p.kind === 'key' && !p.scopes.includes(what)) throw forbidden(`this API key may not send ${what} (scopes: ${p.scopes.join(', ')})`);
     if (p.kind === 'token') await auth.requireWorkspace(req, p.workspaceId, 'ingest');
     const wait = keyLimiter.take(p.kind === 'key' ? p.keyId : `token:${p.accountId}:${p.workspaceId}`);
-    if (wait > 0) throw new ApiError(429, 'rate_limited', `too many requests for this credential; retry in ${wait} s`, { headers: { 'Retry-After': String(wait) } });
+    if (wait > 0) throw rateLimited('too many requests for this credential', wait);
     return p;
   }
 
@@ -33,7 +39,7 @@ export function ingestRoutes({ store, auth, config, keyLimiter }) {
   const busy = (what) => new ApiError(503, 'unavailable', `the control plane is busy with other ${what}; retry shortly`, { headers: { 'Retry-After': '1' } });
 
   router.post('/v1/events', async (req, res) => {
-    const p = await caller(req);
+    const p = await caller(req, 'events');
     if (eventsInFlight >= config.maxIngestInFlight) throw busy('batches');
     eventsInFlight++;
     try {
@@ -44,8 +50,7 @@ export function ingestRoutes({ store, auth, config, keyLimiter }) {
   });
 
   router.post('/v1/findings', async (req, res) => {
-    const p = await caller(req);
-    if (p.kind === 'key' && !p.scopes.includes('findings')) throw new ApiError(403, 'forbidden', 'this API key may only send events (scopes: events); upload findings with a key that has the findings scope, or after `shield login`');
+    const p = await caller(req, 'findings');
     if (findingsInFlight >= config.maxFindingsInFlight) throw busy('uploads');
     findingsInFlight++;
     try {
@@ -59,8 +64,6 @@ export function ingestRoutes({ store, auth, config, keyLimiter }) {
   });
 
   async function ingestEvents(req, res, p) {
-    if (p.kind !== 'key') throw new ApiError(403, 'forbidden', 'events are sent with a workspace API key');
-    if (!p.scopes.includes('events')) throw new ApiError(403, 'forbidden', 'this API key may only upload findings (scopes: findings)');
     const idempotencyKey = idempotencyKeyOf(req);
     const bytes = await readBody(req, config.ingest);
     const workspace = await store.workspace(p.workspaceId);

@@ -2,19 +2,18 @@
 // checks the caller against that workspace first (principal.js); query parameters are checked
 // one by one and a bad one is named.
 import { Router } from 'express';
-import { ApiError, badRequest, notFound } from '../errors.js';
+import { ApiError, badRequest, notFound, forbidden } from '../errors.js';
 import { newApiKey, randomUUID } from '../auth/secrets.js';
-import { hashPassword, newPassword, PASSWORD_LIMITS } from '../auth/passwords.js';
-import { dayOf } from '../store/sqlite/index.js';
+import { hashPassword, newPassword } from '../auth/passwords.js';
+import { DAY_MS, dayOf } from '../time.js';
 import { normalizeRepositoryName } from '../findings/parse.js';
 import { LastOwnerError, KEY_SCOPES } from '../store/store.js';
-import { workspaceJson, keyJson, overviewJson, fleetJson, repositoryJson, uploadJson, findingJson } from '../http/shapes.js';
+import { workspaceJson, keyJson, overviewJson, fleetJson, repositoryJson, uploadJson, findingJson, memberJson } from '../http/shapes.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const DAY = /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/;
 // anchored, one optional group at a time: linear on any input (and inputs are capped at 40)
 const TIME = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:[0-9]{2})$/;
-const DAY_MS = 86_400_000;
 const FILTERS = ['decision', 'vector', 'rule', 'route', 'method', 'ip_hash', 'app'];
 
 /** @param {{ store: any, auth: any, config: any }} ctx */
@@ -34,7 +33,7 @@ export function readRoutes({ store, auth, config }) {
   router.get('/v1/workspaces', async (req, res) => {
     const p = await auth.requirePrincipal(req);
     queryOf(req, []);
-    if (p.kind === 'key') throw new ApiError(403, 'forbidden', 'API keys may only send events and findings');
+    if (p.kind === 'key') throw forbidden('API keys may only send events and findings');
     if (p.kind === 'token') return void res.json({ workspaces: [{ ...workspaceJson(await store.workspace(p.workspaceId)), role: 'member' }] });
     const list = await store.workspacesOf(p.accountId);
     res.json({ workspaces: list.map(workspaceJson) });
@@ -145,7 +144,7 @@ export function readRoutes({ store, auth, config }) {
   router.get('/v1/workspaces/:workspace/members', async (req, res) => {
     const ws = await workspaceOf(req, 'read');
     queryOf(req, []);
-    res.json({ members: (await store.members(ws.id)).map((m) => ({ account_id: m.accountId, email: m.email, role: m.role, created_at: iso(m.createdAt) })) });
+    res.json({ members: (await store.members(ws.id)).map(memberJson) });
   });
 
   router.post('/v1/workspaces/:workspace/members', async (req, res) => {
@@ -183,7 +182,6 @@ export function readRoutes({ store, auth, config }) {
   return router;
 }
 
-const iso = (ms) => new Date(ms).toISOString();
 
 /** The store refuses (atomically) to leave a workspace ownerless; that is a 409 here. */
 async function lastOwnerIs409(fn) {
@@ -283,4 +281,3 @@ function emailField(body) {
   return v;
 }
 
-export { PASSWORD_LIMITS };

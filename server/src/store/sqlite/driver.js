@@ -3,6 +3,11 @@
 // goes through transaction(), which runs one function at a time, in arrival order.
 import sqlite3 from 'sqlite3';
 
+/** The pragmas of every connection that writes. @param {'FULL' | 'NORMAL'} synchronous */
+export function connectionPragmas(synchronous) {
+  return `PRAGMA journal_mode = WAL; PRAGMA synchronous = ${synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;`;
+}
+
 export class Db {
   /** @param {import('sqlite3').Database} raw @param {string} file */
   constructor(raw, file) {

@@ -225,7 +225,8 @@ export async function repositoryFindings(db, ws, repository, { uploadId, kind, l
  */
 export async function deleteUploadsBefore(db, ws, cutoffMs) {
   assertWs(ws);
-  // Children first and by hand: foreign-key enforcement is a per-connection setting.
+  // Children first and by hand, so this holds on any connection: foreign-key enforcement is a
+  // per-connection setting (the store turns it on, a backup tool may not).
   return db.transaction(async (tx) => {
     const old = 'SELECT id FROM finding_uploads WHERE ws = ? AND received_at < ?';
     await tx.run(`DELETE FROM findings WHERE ws = ? AND upload_id IN (${old})`, [ws, ws, cutoffMs]);

@@ -1,16 +1,18 @@
-// The default store: one sqlite file (WAL) under the data directory. One connection writes,
-// through a queue of transactions; a second, read-only connection serves the read API so a
-// long query never waits behind ingest (WAL readers see the last committed state).
+// The default store: one sqlite file (WAL) under the data directory. Event batches are written
+// by the writer thread's own connection (writer-thread.js) or, without it, through a queue on
+// this process's write connection; other writes take that connection's transaction queue; two
+// read-only connections serve the read API so a long query never waits behind ingest (WAL
+// readers see the last committed state).
 import { mkdirSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
-import { Db } from './driver.js';
+import { Db, connectionPragmas } from './driver.js';
+import { DAY_MS, dayOf } from '../../time.js';
 import { CORE_SCHEMA } from './schema.js';
 import { FINDINGS_SCHEMA, ingestFindings, findingRepositories, repositoryFindings, deleteUploadsBefore } from './findings.js';
-import { STORE_METHODS, LastOwnerError, KEY_SCOPES } from '../store.js';
+import { LastOwnerError, KEY_SCOPES } from '../store.js';
 import { GroupCommitter, prepareBatch } from './ingest.js';
 import { WriterThread } from './writer-thread.js';
 
-const DAY_MS = 86_400_000;
 // Rows per past day and app the route and address rollups keep (see compactRollups).
 export const TOP_KEEP = 500;
 // Fleet instances one read returns, most recently seen first.
@@ -20,15 +22,6 @@ const COMPACTED = [
   { table: 'rollup_route', key: 'route, method', order: 'denied DESC, n DESC, route, method' },
 ];
 
-/** @param {number} ms */
-export function dayOf(ms) {
-  return new Date(ms).toISOString().slice(0, 10);
-}
-
-/** @param {'FULL' | 'NORMAL'} synchronous */
-export function connectionPragmas(synchronous) {
-  return `PRAGMA journal_mode = WAL; PRAGMA synchronous = ${synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;`;
-}
 
 /**
  * Opens (creating when missing) the store in `dataDir/shield.db`.
@@ -519,4 +512,3 @@ function eventRow(r, workspaceId) {
   return e;
 }
 
-export { STORE_METHODS };

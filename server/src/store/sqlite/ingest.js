@@ -6,7 +6,8 @@
 // a batch is never split, and the fsync and the WAL pages of the rollups are paid once per
 // group rather than once per batch. A group that fails is retried batch by batch, so one bad
 // batch cannot fail another.
-const DAY_MS = 86_400_000;
+import { DAY_MS, dayOf } from '../../time.js';
+
 // Most events one group takes; a batch larger than this still goes whole.
 const GROUP_EVENTS = 8000;
 
@@ -69,7 +70,7 @@ export function prepareBatch(ws, batch) {
     if (e.ts < dayStart || e.ts >= dayEnd) {
       dayStart = e.ts - (((e.ts % DAY_MS) + DAY_MS) % DAY_MS);
       dayEnd = dayStart + DAY_MS;
-      day = new Date(dayStart).toISOString().slice(0, 10);
+      day = dayOf(dayStart);
     }
     tuples[i] = [ws, e.ts, receivedAt, e.app_id, e.sdk, e.sdk_version, e.decision, e.action, e.vector, e.rule, e.matched, e.route, e.method, e.ip_hash, e.ip];
     if (e.ts > lastTs) lastTs = e.ts;

@@ -3,10 +3,12 @@
 // epoch, UTC); days are 'YYYY-MM-DD' text (UTC).
 
 export const CORE_SCHEMA = `
+-- The layout's version, for the migrations a later release will need.
 CREATE TABLE IF NOT EXISTS meta (
   key TEXT PRIMARY KEY,
   value TEXT NOT NULL
 ) STRICT;
+INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '1');
 
 CREATE TABLE IF NOT EXISTS workspaces (
   ws INTEGER PRIMARY KEY,

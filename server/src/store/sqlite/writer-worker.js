@@ -2,8 +2,7 @@
 // Its event loop has nothing else to do, so each statement of a group commit is handed to
 // sqlite the moment the previous one finishes.
 import { parentPort, workerData } from 'node:worker_threads';
-import { Db } from './driver.js';
-import { connectionPragmas } from './index.js';
+import { Db, connectionPragmas } from './driver.js';
 import { GroupCommitter } from './ingest.js';
 
 const db = await Db.open(workerData.file);
