@@ -3,17 +3,9 @@
 // tokens, tokens ending with membership, the https cookie, per-address limits behind a proxy,
 // CSRF on non-Bearer credentials, and the caps on device codes and ingest.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startControlPlane, Client, makeEvent, makeEnvelope, postEvents } from './support.mjs';
+import { startControlPlane, Client, makeEvent, makeEnvelope, postEvents, deviceToken } from './support.mjs';
 
 const GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
-
-async function deviceToken(base, client, workspaceId) {
-  const start = await fetch(`${base}/v1/auth/device`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).then((r) => r.json());
-  const ok = await client.request('POST', '/device', { form: { _csrf: client.csrf, user_code: start.user_code, workspace_id: workspaceId, action: 'approve' } });
-  expect(ok.status).toBe(200);
-  const tok = await fetch(`${base}/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: GRANT, device_code: start.device_code }) }).then((r) => r.json());
-  return tok.access_token;
-}
 
 describe('accounts, passwords and tokens', () => {
   let cp;

@@ -128,3 +128,20 @@ export async function postEvents(base, key, body, { gzip = false, headers = {} }
   try { json = JSON.parse(text); } catch { json = undefined; }
   return { status: res.status, headers: res.headers, json, text };
 }
+
+/**
+ * A `shield login` token for `workspaceId`, obtained the way the CLI and a browser do it: ask
+ * for a device code, approve it on /device with the signed-in `client`, exchange it.
+ */
+export async function deviceToken(base, client, workspaceId) {
+  const start = await fetch(`${base}/v1/auth/device`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).then((r) => r.json());
+  const approved = await client.request('POST', '/device', { form: { _csrf: client.csrf, user_code: start.user_code, workspace_id: workspaceId, action: 'approve' } });
+  if (approved.status !== 200) throw new Error(`approval failed: ${approved.status} ${approved.text}`);
+  const tok = await fetch(`${base}/v1/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: start.device_code }),
+  }).then((r) => r.json());
+  if (tok.workspace_id !== workspaceId) throw new Error(`token for the wrong workspace: ${JSON.stringify(tok)}`);
+  return tok.access_token;
+}

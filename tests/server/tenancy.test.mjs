@@ -1,25 +1,11 @@
 // Cross-tenant: a key, access token or session of workspace A never reads or writes
 // workspace B, on any route; and B's data is unchanged after every attempt.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startControlPlane, Client, makeEvent, makeEnvelope, postEvents } from './support.mjs';
+import { startControlPlane, Client, makeEvent, makeEnvelope, postEvents, deviceToken } from './support.mjs';
 
 let cp;
 const A = {};
 const B = {};
-
-/** Device login done the way the CLI and a browser do it; returns an access token. */
-async function deviceToken(base, client, workspaceId) {
-  const start = await fetch(`${base}/v1/auth/device`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).then((r) => r.json());
-  const approve = await client.request('POST', '/device', { form: { _csrf: client.csrf, user_code: start.user_code, workspace_id: workspaceId, action: 'approve' } });
-  expect(approve.status).toBe(200);
-  const tok = await fetch(`${base}/v1/auth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: start.device_code }),
-  }).then((r) => r.json());
-  expect(tok.workspace_id).toBe(workspaceId);
-  return tok.access_token;
-}
 
 async function postFindings(base, credential, repository) {
   const body = {
