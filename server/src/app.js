@@ -119,6 +119,11 @@ export function createApp({ store, config, csrfSecret, version, log }) {
       return void res.status(503).json({ error: 'unavailable', message: 'the batch could not be stored (the writer restarted); retry it with the same Idempotency-Key' });
     }
     if (err?.type === 'entity.too.large' || err?.type === 'parameters.too.many') return void res.status(413).json({ error: 'payload_too_large', message: 'body is too large', field: 'body' });
+    // the client went away mid-body: nothing to answer, nothing to log
+    if (err?.type === 'request.aborted' || err?.code === 'ECONNRESET' || err?.message === 'aborted') {
+      if (!res.headersSent && !req.destroyed) res.status(400).json({ error: 'invalid_request', message: 'the request body was cut off' });
+      return;
+    }
     if (err?.status === 415) return void res.status(415).json({ error: 'unsupported_media_type', message: String(err.message ?? 'unsupported body encoding').slice(0, 200), field: 'Content-Type' });
     if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500) return void res.status(err.status).json({ error: 'invalid_request', message: String(err.message ?? 'bad request').slice(0, 200) });
     const now = Date.now();

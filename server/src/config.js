@@ -109,6 +109,14 @@ export function resolveConfig(options = {}) {
   return c;
 }
 
+/** @param {string} entry an address, a CIDR or a range name such as `loopback` */
+function tooWide(entry) {
+  const slash = entry.indexOf('/');
+  if (slash < 0) return false;
+  const bits = Number(entry.slice(slash + 1));
+  return !Number.isInteger(bits) || bits < (entry.includes(':') ? 16 : 8);
+}
+
 /**
  * Hops (an integer) or the proxies' addresses/CIDRs (a comma-separated string or an array).
  * `true` is refused: trusting every hop lets any client choose its own address, and with it
@@ -120,8 +128,10 @@ function checkTrustProxy(v) {
     return;
   }
   const list = typeof v === 'string' ? v.split(',').map((x) => x.trim()) : Array.isArray(v) ? v : null;
-  if (list !== null && list.some((x) => x === '0.0.0.0/0' || x === '::/0')) {
-    throw new TypeError('control plane: option "trustProxy" must not trust every address (0.0.0.0/0 or ::/0): that lets clients forge their address');
+  // A proxy is a few known hosts: ranges wider than a /8 (IPv4) or /16 (IPv6), which
+  // 0.0.0.0/0 or two halves of it would be, would let clients forge their address.
+  if (list !== null && list.some((x) => typeof x === 'string' && tooWide(x))) {
+    throw new TypeError('control plane: option "trustProxy" must not trust ranges wider than /8 (IPv4) or /16 (IPv6): that lets clients forge their address');
   }
   if (list === null || list.length === 0 || list.some((x) => typeof x !== 'string' || x.length === 0 || x.length > 64)) {
     throw new TypeError('control plane: option "trustProxy" must be a hop count or the proxies\' addresses or CIDRs (e.g. "127.0.0.1" or "10.0.0.0/8,loopback"); true is refused because it lets clients forge their address');

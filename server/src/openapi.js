@@ -331,7 +331,7 @@ function schemas() {
             '`authorization_pending`: the user has not decided yet; poll again after `interval` seconds.',
             '`slow_down`: polled sooner than the interval; the interval grows by 5 s for this and every later poll (the new value is in `interval`).',
             '`expired_token`: the device code expired (10 minutes by default); start again with `POST /v1/auth/device`.',
-            '`access_denied`: the user denied the request.',
+            '`access_denied`: the user denied the request, or the approving account has since left the workspace or changed its password.',
             '`invalid_grant`: unknown device code, or one already exchanged for a token.',
             '`unsupported_grant_type`: `grant_type` is not `urn:ietf:params:oauth:grant-type:device_code`.',
             '`invalid_request`: `device_code` missing, not a string, or longer than 100 characters.',

@@ -3,6 +3,7 @@
 // tokens, tokens ending with membership, the https cookie, per-address limits behind a proxy,
 // CSRF on non-Bearer credentials, and the caps on device codes and ingest.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { resolveConfig } from '@shield/control-plane';
 import { startControlPlane, Client, makeEvent, makeEnvelope, postEvents, deviceToken } from './support.mjs';
 
 const GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -139,11 +140,13 @@ describe('https cookie and per-address limits behind a proxy', () => {
     const attacker = new Client(cp.url);
     attacker.csrf = (await attacker.request('GET', '/v1/auth/csrf', { headers: from('203.0.113.9') })).json.csrf_token;
     const statuses = [];
-    for (let i = 0; i < 11; i++) {
+    // 10 are checked; the 50 after them are refused and, refused, take nothing from the
+    // owner's per-email bucket
+    for (let i = 0; i < 60; i++) {
       statuses.push((await attacker.request('POST', '/v1/auth/login', { body: { email: cp.bootstrap.owner.email, password: `guess ${i}` }, headers: from('203.0.113.9') })).status);
     }
     expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);
-    expect(statuses[10]).toBe(429);
+    expect(statuses.slice(10).every((s) => s === 429)).toBe(true);
     const owner = new Client(cp.url);
     owner.csrf = (await owner.request('GET', '/v1/auth/csrf', { headers: from('198.51.100.1') })).json.csrf_token;
     const ok = await owner.request('POST', '/v1/auth/login', { body: { email: cp.bootstrap.owner.email, password: cp.bootstrap.owner.password }, headers: from('198.51.100.1') });
@@ -159,6 +162,17 @@ describe('https cookie and per-address limits behind a proxy', () => {
     expect(last.status).toBe(429);
     expect(Number(last.headers.get('retry-after'))).toBeGreaterThan(0);
     expect((await ask('2001:db8:1:3::1')).status).toBe(200);
+  });
+});
+
+describe('configuration', () => {
+  it('refuses to trust proxy ranges so wide that clients could forge their address', () => {
+    for (const wide of ['0.0.0.0/0', '0.0.0.0/1,128.0.0.0/1', '::/0', '::0/0', '2000::/3']) {
+      expect(() => resolveConfig({ trustProxy: wide })).toThrow(/wider than/);
+    }
+    for (const fine of [1, '10.0.0.0/8', 'loopback', '192.168.1.10', 'fd00::/16']) expect(resolveConfig({ trustProxy: fine }).trustProxy).toBe(fine);
+    expect(() => resolveConfig({ trustProxy: true })).toThrow(/trustProxy/);
+    expect(() => resolveConfig({ colour: 'red' })).toThrow(/"colour" is not known/);
   });
 });
 
@@ -197,6 +211,9 @@ describe('caps', () => {
       const lone = await postEvents(cp.url, cp.bootstrap.api_key, `[${JSON.stringify(makeEvent(ws)).replace('"app_id":"shop"', '"app_id":"shop\\udfff"')}]`);
       expect(lone.json.accepted).toBe(0);
       expect(lone.json.rejected[0].errors[0]).toMatch(/^app_id is not well-formed Unicode/);
+      const loneEnvelope = await postEvents(cp.url, cp.bootstrap.api_key, JSON.stringify(makeEnvelope(ws, [])).replace('"app_id":"shop"', '"app_id":"shop\\ud800"'));
+      expect(loneEnvelope.status).toBe(400);
+      expect(loneEnvelope.json.message).toMatch(/^app_id is not well-formed Unicode/);
       const huge = await postEvents(cp.url, cp.bootstrap.api_key, JSON.stringify(makeEnvelope(ws, [makeEvent(ws)])).replace('"dropped":0', '"dropped":1e300'));
       expect(huge.status).toBe(400);
       expect(huge.json.field).toBe('dropped');
@@ -207,6 +224,49 @@ describe('caps', () => {
 });
 
 describe('device approval', () => {
+  it('concurrent wrong codes cannot get past the limit', async () => {
+    const cp = await startControlPlane();
+    try {
+      const owner = new Client(cp.url);
+      await owner.signIn(cp.bootstrap.owner.email, cp.bootstrap.owner.password);
+      const letters = 'BCDFGHJKMNPQRSTVWXZ';
+      const code = (i) => `BCDF-${letters[i % 19]}${letters[Math.floor(i / 19) % 19]}GH`;
+      const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => owner.request('POST', '/device', { form: { _csrf: owner.csrf, user_code: code(i), action: 'deny' } })));
+      const checked = answers.filter((r) => r.status === 400).length;
+      expect(checked).toBeLessThanOrEqual(10);
+      expect(answers.filter((r) => r.status === 429).length).toBe(40 - checked);
+    } finally {
+      await cp.stop();
+    }
+  });
+
+  it('an approved login not yet exchanged dies with the membership and with a password change', async () => {
+    const cp = await startControlPlane();
+    try {
+      const admin = new Client(cp.url);
+      await admin.signIn(cp.bootstrap.owner.email, cp.bootstrap.owner.password);
+      const ws = cp.bootstrap.workspace_id;
+      const exchange = (deviceCode) => fetch(`${cp.url}/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: GRANT, device_code: deviceCode }) }).then((r) => r.json());
+      const approvedBy = async (client) => {
+        const d = await fetch(`${cp.url}/v1/auth/device`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).then((r) => r.json());
+        expect((await client.request('POST', '/device', { form: { _csrf: client.csrf, user_code: d.user_code, workspace_id: ws, action: 'approve' } })).status).toBe(200);
+        return d.device_code;
+      };
+      const added = await admin.request('POST', `/v1/workspaces/${ws}/members`, { body: { email: 'bob@example.test' } });
+      const bob = new Client(cp.url);
+      await bob.signIn('bob@example.test', added.json.password);
+      const bobsCode = await approvedBy(bob);
+      expect((await admin.request('DELETE', `/v1/workspaces/${ws}/members/${added.json.account_id}`)).status).toBe(204);
+      expect((await exchange(bobsCode)).error).toBe('access_denied');
+
+      const stolen = await approvedBy(admin);
+      expect((await admin.request('POST', '/v1/auth/password', { body: { current_password: cp.bootstrap.owner.password, new_password: 'a new owner passphrase' } })).status).toBe(204);
+      expect((await exchange(stolen)).error).toBe('access_denied');
+    } finally {
+      await cp.stop();
+    }
+  });
+
   it('wrong user codes are limited per account: 10, then 429 even for a real code', async () => {
     const cp = await startControlPlane();
     try {

@@ -61,6 +61,20 @@ export class Limiter {
 }
 
 /**
+ * Takes one token from every [limiter, key] pair, or from none: when any of them would refuse,
+ * nothing is taken and no bucket is created, so refused requests cannot drain (or, by filling
+ * the limiters, evict) the buckets of others. Returns 0 when allowed, else the seconds to wait.
+ * @param {[Limiter, string][]} pairs
+ */
+export function takeAll(pairs) {
+  let wait = 0;
+  for (const [limiter, key] of pairs) wait = Math.max(wait, limiter.peek(key));
+  if (wait > 0) return wait;
+  for (const [limiter, key] of pairs) limiter.take(key);
+  return 0;
+}
+
+/**
  * The limiter key of a client address: IPv4 as is, IPv6 by its /64 (one host usually holds a
  * whole /64, so per-address buckets would be free to multiply).
  * @param {string | undefined} ip

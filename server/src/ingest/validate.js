@@ -44,7 +44,17 @@ export function describeErrors(errors, prefix = '') {
 
 /** @returns {string[]} problems of the envelope's own fields (empty when valid) */
 export function envelopeErrors(body) {
-  return checkEnvelope(body) ? [] : describeErrors(checkEnvelope.errors);
+  if (!checkEnvelope(body)) return describeErrors(checkEnvelope.errors);
+  return illFormed(body);
+}
+
+/** A lone surrogate would be stored as U+FFFD and no longer match itself in filters and rollups. */
+function illFormed(object) {
+  for (const k in object) {
+    const v = object[k];
+    if (typeof v === 'string' && !v.isWellFormed()) return [`${k} is not well-formed Unicode (a lone surrogate)`];
+  }
+  return [];
 }
 
 /**
@@ -54,11 +64,8 @@ export function envelopeErrors(body) {
  */
 export function eventErrors(event, { now, oldest, maxSkewMs }) {
   if (!checkEvent(event)) return { errors: describeErrors(checkEvent.errors), ts: 0 };
-  // a lone surrogate would be stored as U+FFFD and no longer match itself in filters and rollups
-  for (const k in event) {
-    const v = event[k];
-    if (typeof v === 'string' && !v.isWellFormed()) return { errors: [`${k} is not well-formed Unicode (a lone surrogate)`], ts: 0 };
-  }
+  const bad = illFormed(event);
+  if (bad.length > 0) return { errors: bad, ts: 0 };
   const ts = Date.parse(event.timestamp);
   if (!Number.isFinite(ts)) return { errors: ['timestamp is not a valid date-time'], ts: 0 };
   if (ts > now + maxSkewMs) return { errors: [`timestamp is more than ${Math.round(maxSkewMs / 1000)} s ahead of the server's clock`], ts };

@@ -4,7 +4,7 @@
 import { Router } from 'express';
 import { ApiError, badRequest, rateLimited, forbidden } from '../errors.js';
 import { hashPassword, verifyPassword, PASSWORD_LIMITS } from '../auth/passwords.js';
-import { addressKey } from '../http/limiter.js';
+import { addressKey, takeAll } from '../http/limiter.js';
 import { newSecret, secretHash, newUserCode, normalizeUserCode } from '../auth/secrets.js';
 import { SECURE_SESSION_COOKIE, sessionCookieName } from '../auth/principal.js';
 import { devicePage } from '../http/pages.js';
@@ -37,7 +37,7 @@ export function authRoutes({ store, auth, config, loginLimiter, loginIpLimiter, 
     const ipKey = addressKey(req.ip);
     const emailKey = email.toLowerCase();
     const idKey = `${emailKey}|${ipKey}`;
-    const wait = Math.max(loginIpLimiter.take(ipKey), loginLimiter.take(idKey), loginEmailLimiter.take(emailKey));
+    const wait = takeAll([[loginIpLimiter, ipKey], [loginLimiter, idKey], [loginEmailLimiter, emailKey]]);
     if (wait > 0) throw rateLimited('too many sign-in attempts', wait);
     const account = await store.accountByEmail(email);
     dummyHash ??= await hashPassword('not a real password');
@@ -78,7 +78,7 @@ export function authRoutes({ store, auth, config, loginLimiter, loginIpLimiter, 
     const next = requiredString(req.body, 'new_password', PASSWORD_LIMITS.max);
     if (next.length < PASSWORD_LIMITS.min) throw badRequest(`new_password must be at least ${PASSWORD_LIMITS.min} characters`, 'new_password');
     const ipKey = addressKey(req.ip);
-    const wait = Math.max(loginIpLimiter.take(ipKey), loginLimiter.take(`${p.accountId}`));
+    const wait = takeAll([[loginIpLimiter, ipKey], [loginLimiter, `${p.accountId}`]]);
     if (wait > 0) throw rateLimited('too many attempts', wait);
     const account = await store.account(p.accountId);
     if (!(await verifyPassword(current, account.passwordHash))) throw new ApiError(403, 'invalid_credentials', 'current_password is wrong', { field: 'current_password' });
@@ -139,6 +139,8 @@ export function authRoutes({ store, auth, config, loginLimiter, loginIpLimiter, 
       await store.pollDeviceCode(hash, now);
       return void res.status(400).json({ error: 'authorization_pending', error_description: 'waiting for the user to approve' });
     }
+    // the approval is only as good as the approver's membership now (removed since? no token)
+    if ((await store.role(device.workspaceId, device.accountId)) === null) return void res.status(400).json({ error: 'access_denied', error_description: 'the approving account is no longer a member of the workspace' });
     if (!(await store.useDeviceCode(hash))) return void res.status(400).json({ error: 'invalid_grant', error_description: 'this device_code was already exchanged' });
     const token = newSecret('sht');
     await store.createAccessToken({ hash: secretHash(token), accountId: device.accountId, workspaceId: device.workspaceId, expiresAt: now + config.accessTokenTtlS * 1000 });
@@ -174,14 +176,15 @@ export function authRoutes({ store, auth, config, loginLimiter, loginIpLimiter, 
     if (action === 'approve' && !workspaces.some((w) => w.id === workspaceId)) throw forbidden('you are not a member of that workspace');
     // Guessing codes would let an account approve someone else's login into its own workspace
     // (RFC 8628 5.1): every unknown code costs from a small bucket per account and per address.
+    // Taken before the lookup, so concurrent guesses cannot all pass; given back for a real code.
     const guessKeys = [`account:${p.accountId}`, `address:${addressKey(req.ip)}`];
-    const wait = Math.max(...guessKeys.map((k) => codeGuessLimiter.peek(k)));
+    const wait = takeAll(guessKeys.map((k) => [codeGuessLimiter, k]));
     if (wait > 0) throw rateLimited('too many wrong codes', wait);
     const device = await store.deviceCodeByUserCode(userCode);
     if (device === undefined || device.status !== 'pending' || device.expiresAt <= Date.now()) {
-      for (const k of guessKeys) codeGuessLimiter.take(k);
       throw new ApiError(400, 'invalid_user_code', 'this code is unknown, expired or already used', { field: 'user_code' });
     }
+    for (const k of guessKeys) codeGuessLimiter.refund(k);
     const done = await store.decideDeviceCode(userCode, { status: action === 'approve' ? 'approved' : 'denied', accountId: p.accountId, workspaceId: action === 'approve' ? workspaceId : null });
     if (!done) throw new ApiError(400, 'invalid_user_code', 'this code is no longer pending', { field: 'user_code' });
     res.type('html').send(devicePage({ done: action === 'approve' ? 'approved' : 'denied' }));

@@ -34,7 +34,10 @@ export function readRoutes({ store, auth, config }) {
     const p = await auth.requirePrincipal(req);
     queryOf(req, []);
     if (p.kind === 'key') throw forbidden('API keys may only send events and findings');
-    if (p.kind === 'token') return void res.json({ workspaces: [{ ...workspaceJson(await store.workspace(p.workspaceId)), role: 'member' }] });
+    if (p.kind === 'token') {
+      await auth.requireWorkspace(req, p.workspaceId, 'read');
+      return void res.json({ workspaces: [{ ...workspaceJson(await store.workspace(p.workspaceId)), role: 'member' }] });
+    }
     const list = await store.workspacesOf(p.accountId);
     res.json({ workspaces: list.map(workspaceJson) });
   });

@@ -41,13 +41,13 @@
  * lifecycle   close()
  * accounts    createAccount({ email, passwordHash, isAdmin? }) -> Account; accountByEmail(email); account(id);
  *             setPassword(accountId, passwordHash, { keepSessionHash? }) -> boolean (ends the account's other
- *             sessions and all its access tokens)
+ *             sessions, all its access tokens and the device logins it approved but were not exchanged)
  * workspaces  createWorkspace({ id, name, retentionDays, ownerAccountId? }) -> Workspace;
  *             workspace(id); workspacesOf(accountId) -> (Workspace & { role })[];
  *             updateWorkspace(id, { name?, retentionDays? }) -> Workspace | undefined; isEmpty() -> boolean
  * members     members(workspaceId) -> Member[]; role(workspaceId, accountId) -> role | null;
  *             addMember(workspaceId, accountId, role); removeMember(workspaceId, accountId) -> boolean (ends the
- *             member's access tokens for that workspace); both throw LastOwnerError, atomically, rather than
+ *             member's access tokens and unexchanged approved logins for that workspace); both throw LastOwnerError, atomically, rather than
  *             leave a workspace without an owner
  * api keys    createApiKey({ id, workspaceId, name, prefix, hash, scopes? }) -> ApiKey (scopes default to both);
  *             apiKeys(workspaceId);

@@ -111,6 +111,8 @@ export class SqliteStore {
       const { changes } = await db.run('UPDATE accounts SET password_hash = ? WHERE id = ?', [passwordHash, accountId]);
       await db.run('DELETE FROM sessions WHERE account_id = ? AND hash IS NOT ?', [accountId, keepSessionHash]);
       await db.run('DELETE FROM access_tokens WHERE account_id = ?', [accountId]);
+      // and logins it approved that were not exchanged yet
+      await db.run("UPDATE device_codes SET status = 'denied' WHERE account_id = ? AND status = 'approved'", [accountId]);
       return changes > 0;
     });
   }
@@ -188,6 +190,7 @@ export class SqliteStore {
     const { changes } = await this.db.transaction(async (db) => {
       await refuseLastOwner(db, ws, accountId);
       await db.run('DELETE FROM access_tokens WHERE ws = ? AND account_id = ?', [ws, accountId]);
+      await db.run("UPDATE device_codes SET status = 'denied' WHERE ws = ? AND account_id = ? AND status = 'approved'", [ws, accountId]);
       return db.run('DELETE FROM members WHERE ws = ? AND account_id = ?', [ws, accountId]);
     });
     return changes > 0;
