@@ -3,9 +3,8 @@
 // tests/server/openapi.test.mjs fails when a mounted route is missing here or a documented one
 // does not exist. The ingest bodies' JSON Schemas (schema/) are embedded, not linked: their
 // `$id`s are names, not URLs a client can fetch.
-import { readFileSync } from 'node:fs';
+import { loadSchema } from './schemas.js';
 
-const SCHEMA_DIR = new URL('../../schema/', import.meta.url);
 /** schema/ file -> the components.schemas entry it becomes */
 const EMBEDDED = { 'event.schema.json': 'Event', 'envelope.schema.json': 'Envelope', 'findings.schema.json': 'FindingsUpload' };
 const SCHEMA_ID_BASE = 'https://shield.dev/schema/';
@@ -46,7 +45,7 @@ export function openApiDocument(version) {
 
 /** A schema file without `$id`/`$schema` (so its references resolve in this document) and with every `$ref` pointing into it. */
 function embed(file, name) {
-  const { $schema, $id, ...rest } = JSON.parse(readFileSync(new URL(file, SCHEMA_DIR), 'utf8'));
+  const { $schema, $id, ...rest } = loadSchema(file);
   return { $comment: `Embedded copy of schema/${file} (${$id}).`, ...rewriteRefs(rest, name) };
 }
 

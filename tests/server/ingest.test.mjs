@@ -87,6 +87,15 @@ describe('POST /v1/events: accepted batches', () => {
     expect(await cp.store.countEvents(ws)).toBe(before + 2);
   });
 
+  it('an unknown field with a huge name is named, cut, in a short message', async () => {
+    const r = await postEvents(cp.url, key, [makeEvent(ws, { ['k'.repeat(10_000)]: 1 })]);
+    expect(r.json.rejected[0].errors[0]).toMatch(/^body has an unknown field "k{64}…"$/);
+    const env = await postEvents(cp.url, key, { ...makeEnvelope(ws, []), ['x"y'.repeat(5000)]: true });
+    expect(env.status).toBe(400);
+    expect(env.json.field).toBe('body');
+    expect(env.json.message.length).toBeLessThan(120);
+  });
+
   it('matched counts code points: 80 astral characters pass, 81 do not', async () => {
     const r = await postEvents(cp.url, key, [makeEvent(ws, { matched: '😀'.repeat(80) }), makeEvent(ws, { matched: '😀'.repeat(81) })]);
     expect(r.json.accepted).toBe(1);

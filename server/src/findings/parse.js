@@ -4,12 +4,13 @@
 // deals with format differences or unbounded strings. Validation runs with ajv's allErrors off:
 // with it on, ajv evaluates every keyword of every item (patterns after a failed maxLength
 // included) and the error list grows with the input; details are gathered item by item instead.
-import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import Ajv from 'ajv';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { ApiError } from '../errors.js';
+import { loadSchema } from '../schemas.js';
+import { fieldOf, pointerSegments } from '../ajv-errors.js';
 
 /**
  * @typedef {'critical' | 'high' | 'medium' | 'low' | 'info'} Severity
@@ -52,8 +53,6 @@ const SARIF_MAX_KEY = 1024;
 const SARIF_SHORT_KEYS = new Set(['mimeType', 'dottedQuadFileVersion']);
 const SARIF_SHORT_STRING = 256;
 
-const schemaDir = new URL('../../../schema/', import.meta.url);
-const readSchema = (/** @type {string} */ name) => JSON.parse(readFileSync(new URL(name, schemaDir), 'utf8'));
 
 // The full-mode `uri` format of ajv-formats is one large regex with nested quantifiers; the fast
 // one is a linear scheme check, which is all a link in a finding needs. `date-time` stays full
@@ -61,7 +60,7 @@ const readSchema = (/** @type {string} */ name) => JSON.parse(readFileSync(new U
 const fastUri = addFormats.get('uri', 'fast');
 const fastUriReference = addFormats.get('uri-reference', 'fast');
 
-const shieldSchema = readSchema('findings.schema.json');
+const shieldSchema = loadSchema('findings.schema.json');
 const shieldAjv = new Ajv2020({ strict: true });
 addFormats(shieldAjv, ['date-time']);
 shieldAjv.addFormat('uri', fastUri);
@@ -77,7 +76,7 @@ const validateCommit = compiled(shieldAjv, `${SHIELD_ID}#/$defs/commit`);
 // The official schema trips two ajv defaults, neither about the data: strictRequired (its anyOf
 // branches require properties that only the parent schema declares) and the `u` regex flag (one
 // language-tag pattern ends in a stray `]?`, valid only without it). The rest of strict mode stays on.
-const sarifSchema = readSchema('sarif-schema-2.1.0.json');
+const sarifSchema = loadSchema('sarif-schema-2.1.0.json');
 const sarifAjv = new Ajv({ strict: true, strictRequired: false, unicodeRegExp: false });
 // ajv checks uniqueItems pairwise when items are objects: 10,000 artifacts take seconds. The
 // replacement compares each item's JSON text in a Set, linear in the array's size; it misses
@@ -654,51 +653,6 @@ function describe(err, base, prefix = '') {
   }
 }
 
-/** `/runs/0/results` -> ['runs', 0, 'results'] (RFC 6901 unescaping). @param {string} pointer */
-function pointerSegments(pointer) {
-  if (pointer === '') return [];
-  return pointer
-    .slice(1)
-    .split('/')
-    .map((s) => {
-      const part = s.replaceAll('~1', '/').replaceAll('~0', '~');
-      return isIndex(part) ? Number(part) : part;
-    });
-}
-
-/** @param {string} s */
-function isIndex(s) {
-  if (s.length === 0 || s.length > 9) return false;
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) < 48 || s.charCodeAt(i) > 57) return false;
-  return true;
-}
-
-/**
- * ['findings', 3, 'severity'] -> `findings[3].severity`; the empty path is `body`. Odd or long
- * property names are quoted and cut, so a hostile key cannot blow up the message.
- * @param {(string | number)[]} path
- */
-function fieldOf(path) {
-  if (path.length === 0) return 'body';
-  let out = '';
-  for (const seg of path) {
-    if (typeof seg === 'number') out += `[${seg}]`;
-    else if (isPlainKey(seg)) out += out === '' ? seg : `.${seg}`;
-    else out += `[${JSON.stringify(seg.length > 64 ? `${seg.slice(0, 64)}…` : seg)}]`;
-  }
-  return out;
-}
-
-/** @param {string} k */
-function isPlainKey(k) {
-  if (k.length === 0 || k.length > 64) return false;
-  for (let i = 0; i < k.length; i++) {
-    const c = k.charCodeAt(i);
-    const letter = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 36;
-    if (!letter && (i === 0 || !((c >= 48 && c <= 57) || c === 45))) return false;
-  }
-  return true;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Small helpers

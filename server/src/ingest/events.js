@@ -22,7 +22,7 @@ export async function ingestEventsBody(store, bytes, o) {
   else if (body !== null && typeof body === 'object') {
     if (Array.isArray(body.events) && body.events.length > MAX_EVENTS) throw tooLarge(`a batch holds at most ${MAX_EVENTS} events (got ${body.events.length})`);
     const problems = envelopeErrors(body);
-    if (problems.length > 0) throw new ApiError(400, 'invalid_envelope', problems[0], { field: problems[0].split(' ')[0], details: problems });
+    if (problems.length > 0) throw new ApiError(400, 'invalid_envelope', problems[0].message, { field: problems[0].field, details: problems.map((p) => p.message) });
     events = body.events;
     envelope = { sdk: body.sdk, sdk_version: body.sdk_version, app_id: body.app_id, instance_id: body.instance_id.toLowerCase(), dropped: body.dropped };
     if (body.workspace_id.toLowerCase() !== o.workspaceId) {
