@@ -40,6 +40,8 @@ export const C_DOLLAR: u32 = 1 << 31; // $
   return (mask & (C_PLUS | C_SPACE)) == C_PLUS;
 }
 
+import { splat8, initText } from './text';
+
 export const TABLE = memory.data(128 * 4);
 let ready = false;
 
@@ -49,6 +51,7 @@ export function classesInit(): void {
 }
 
 function build(): void {
+  initText();
   for (let c = 0; c < 128; c++) {
     let m: u32 = 0;
     if (c == 60) m = C_LT;
@@ -95,13 +98,14 @@ export function classify(p: usize, n: i32): u32 {
   // sixteen units a step: letters, digits, spaces and non-ASCII by vector compares (they fill
   // most text); only the other lanes are looked up one by one
   if (n >= 16) {
-    const cap = i16x8.splat(0xff);
-    const x20 = i8x16.splat(0x20);
-    const c48 = i8x16.splat(48);
-    const c9 = i8x16.splat(9);
-    const c97 = i8x16.splat(97);
-    const c25 = i8x16.splat(25);
-    const zero = i8x16.splat(0);
+    // the loop's vector constants (splat8: made once, not at every use)
+    const cap = i16x8.extend_low_i8x16_u(splat8(0xff));
+    const x20 = splat8(0x20);
+    const c48 = splat8(48);
+    const c9 = splat8(9);
+    const c97 = splat8(97);
+    const c25 = splat8(25);
+    const zero = splat8(0);
     let anyAlpha = zero;
     let anyDigit = zero;
     let anySpace = zero;

@@ -7,7 +7,7 @@
 // The sanitizer (SPEC) strips ; & | ` $( ${ >> << and C0 control characters wherever they are.
 // Linear: every separator and substitution start is read once, with bounded look-ahead.
 
-import { at, lower, isAlpha, isAlnum, isDigit, find4 } from './text';
+import { at, lower, isAlpha, isAlnum, isDigit, find4, findP, P_CMD } from './text';
 import { K_SHELL_COMMAND, K_SHELL_RARE, K_SHELL_SUBST, firstRule, enabledRule, ruleWithWord } from './rules';
 import { emit } from './findings';
 import { stripMode, addSpan } from './spans';
@@ -140,7 +140,7 @@ function separators(): void {
       i++;
       while (i < stop) { sep = at(txt, i); if (sep == 59 || sep == 38 || sep == 124 || sep == 10) break; i++; }
       if (i >= stop) {
-        i = find4(txt, i, len, 59, 38, 124, 10);
+        i = findP(txt, i, len, P_CMD, 59, 38, 124, 10);
         if (i >= len) return;
         sep = at(txt, i);
       }

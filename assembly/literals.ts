@@ -3,7 +3,7 @@
 // the windows that start any literal, and per window a list of (rule, param) to verify. The
 // verification applies each kind's boundary rules. Cost per character: one hash and one bit test.
 
-import { at, lower, isAlnum, isSpace, initText, cls, pathLiteralAt, punctSet, punctReset, psetInit, PSET, P_SETS } from './text';
+import { at, lower, isAlnum, isSpace, initText, cls, pathLiteralAt, punctSet, punctReset, psetInit, PSET, P_SETS, splat8 } from './text';
 import {
   K_SUBSTRING, K_JS_CALL, K_PATH_WRAPPER, K_PATH_FILE, K_SQL_PHRASE, K_SQL_UNION, K_SQL_CALL, firstRule, nextRule,
   ruleEnabled, paramCount, paramPtr, paramLen,
@@ -413,50 +413,14 @@ function innerRun(s: i32, e: i32): void {
   }
 }
 
-/** Word, white-space and encoded-looking lanes of sixteen units at q; folded bytes stored at f. */
-let mWord: u32 = 0;
-let mSpace: u32 = 0;
-let mEnc: u32 = 0;
-let mHex: bool = false;
-let mQuote: u32 = 0;
-let mSql: u32 = 0;
-let mColon: u32 = 0;
-let mDot: u32 = 0;
-let mLt: u32 = 0;
-let zeroCarry: u32 = 0;
-@inline function classes16(q: usize, f: usize): void {
-  const cap = i16x8.splat(0xff);
-  const b = i8x16.narrow_i16x8_u(i16x8.min_u(v128.load(q), cap), i16x8.min_u(v128.load(q, 16), cap));
-  const fv = i8x16.min_u(v128.or(b, i8x16.splat(0x20)), i8x16.splat(0x7f));
-  v128.store(f, fv);
-  const isDigit = i8x16.le_u(i8x16.sub(b, i8x16.splat(48)), i8x16.splat(9));
-  const isAlpha = i8x16.le_u(i8x16.sub(fv, i8x16.splat(97)), i8x16.splat(25));
-  const isWordV = v128.or(v128.or(isDigit, isAlpha),
-    v128.or(v128.or(i8x16.eq(b, i8x16.splat(95)), i8x16.eq(b, i8x16.splat(36))), i8x16.lt_s(b, i8x16.splat(0))));
-  const isSpaceV = v128.or(i8x16.eq(b, i8x16.splat(32)), i8x16.le_u(i8x16.sub(b, i8x16.splat(9)), i8x16.splat(4)));
-  mWord = <u32>i8x16.bitmask(isWordV);
-  mSpace = <u32>i8x16.bitmask(isSpaceV);
-  mEnc = <u32>i8x16.bitmask(v128.or(isDigit, i8x16.le_u(i8x16.sub(b, i8x16.splat(65)), i8x16.splat(25))));
-  // the punctuation sets the detectors search for, when this step holds punctuation at all
-  if ((~(mWord | mSpace) & 0xffff) != 0) {
-    mQuote = <u32>i8x16.bitmask(v128.or(v128.or(i8x16.eq(b, i8x16.splat(34)), i8x16.eq(b, i8x16.splat(39))), i8x16.eq(b, i8x16.splat(96))));
-    mSql = <u32>i8x16.bitmask(v128.or(v128.or(i8x16.eq(b, i8x16.splat(59)), i8x16.eq(b, i8x16.splat(61))), i8x16.eq(b, i8x16.splat(42))));
-    mColon = <u32>i8x16.bitmask(i8x16.eq(b, i8x16.splat(58)));
-    mDot = <u32>i8x16.bitmask(i8x16.eq(b, i8x16.splat(46)));
-    mLt = <u32>i8x16.bitmask(i8x16.eq(b, i8x16.splat(60)));
-  } else {
-    mQuote = 0; mSql = 0; mColon = 0; mDot = 0; mLt = 0;
-  }
-  // "0x" (hex-literal bytes for the path view), also across two steps
-  const z = <u32>i8x16.bitmask(i8x16.eq(b, i8x16.splat(48)));
-  if (((((z << 1) | zeroCarry) & <u32>i8x16.bitmask(i8x16.eq(fv, i8x16.splat(120)))) != 0)) mHex = true;
-  zeroCarry = (z >> 15) & 1;
-}
+// The window hashes of one 64-unit block, one u16 per start position (computed eight lanes at a time).
+const HASHES = memory.data(64 * 2);
 
 /**
  * The candidate-start search over the whole value, 64 units a block: the units are narrowed
  * to bytes (anything above 0xff becomes 0xff), classed with byte compares sixteen at a time,
- * and stored folded, so each candidate start reads its three-unit window hash from one load.
+ * and stored folded; the three-unit window hash of every position is computed eight lanes at a
+ * time, so each candidate start costs one load and one bitmap test.
  */
 function startsOnly(p: usize, n: i32, onlyKind: i32): void {
   const folded = arenaAlloc(<usize>n + 72);
@@ -465,32 +429,90 @@ function startsOnly(p: usize, n: i32, onlyKind: i32): void {
   let innerDoneTo = -1;
   const last = n - 2; // a literal needs three units
   let prevWord: u64 = 0;
-  mHex = false;
-  zeroCarry = 0;
+  let hex = false;
+  // the loop's vector constants (splat8: made once, not at every use)
+  const cap = i16x8.extend_low_i8x16_u(splat8(0xff));
+  const k00 = splat8(0);
+  const k04 = splat8(4);
+  const k09 = splat8(9);
+  const k0a = splat8(10);
+  const k19 = splat8(25);
+  const k20 = splat8(0x20);
+  const k22 = splat8(34);
+  const k24 = splat8(36);
+  const k26 = splat8(38);
+  const k27 = splat8(39);
+  const k2a = splat8(42);
+  const k2e = splat8(46);
+  const k30 = splat8(48);
+  const k3a = splat8(58);
+  const k3b = splat8(59);
+  const k3c = splat8(60);
+  const k3d = splat8(61);
+  const k41 = splat8(65);
+  const k5f = splat8(95);
+  const k60 = splat8(96);
+  const k61 = splat8(97);
+  const k78 = splat8(120);
+  const k7c = splat8(124);
+  const k7f = splat8(0x7f);
+  let hexAcc = k00; // lanes where "0x" ends
+  let zeroPrev = k00; // the '0' lanes of the previous sixteen units
   let i = 0;
   while (i < n) {
     let word: u64 = 0;
     let space: u64 = 0;
     let enc: u64 = 0;
-    let s0: u64 = 0, s1: u64 = 0, s2: u64 = 0, s3: u64 = 0, s4: u64 = 0; // the punctuation sets
+    let s0: u64 = 0, s1: u64 = 0, s2: u64 = 0, s3: u64 = 0, s4: u64 = 0, s5: u64 = 0; // the punctuation sets
     let lanes = 64;
     if (i + 64 <= n) {
-      const q = p + (<usize>i << 1);
-      const f = folded + <usize>i;
-      classes16(q, f);
-      word = <u64>mWord; space = <u64>mSpace; enc = <u64>mEnc;
-      s0 = <u64>mQuote; s1 = <u64>mSql; s2 = <u64>mColon; s3 = <u64>mDot; s4 = <u64>mLt;
-      classes16(q + 32, f + 16);
-      word |= <u64>mWord << 16; space |= <u64>mSpace << 16; enc |= <u64>mEnc << 16;
-      s0 |= <u64>mQuote << 16; s1 |= <u64>mSql << 16; s2 |= <u64>mColon << 16; s3 |= <u64>mDot << 16; s4 |= <u64>mLt << 16;
-      classes16(q + 64, f + 32);
-      word |= <u64>mWord << 32; space |= <u64>mSpace << 32; enc |= <u64>mEnc << 32;
-      s0 |= <u64>mQuote << 32; s1 |= <u64>mSql << 32; s2 |= <u64>mColon << 32; s3 |= <u64>mDot << 32; s4 |= <u64>mLt << 32;
-      classes16(q + 96, f + 48);
-      word |= <u64>mWord << 48; space |= <u64>mSpace << 48; enc |= <u64>mEnc << 48;
-      s0 |= <u64>mQuote << 48; s1 |= <u64>mSql << 48; s2 |= <u64>mColon << 48; s3 |= <u64>mDot << 48; s4 |= <u64>mLt << 48;
+      for (let g = 0; g < 64; g += 16) {
+        const q = p + (<usize>(i + g) << 1);
+                const b = i8x16.narrow_i16x8_u(i16x8.min_u(v128.load(q), cap), i16x8.min_u(v128.load(q, 16), cap));
+        const fv = i8x16.min_u(v128.or(b, k20), k7f);
+        v128.store(folded + <usize>(i + g), fv);
+        const isDigit = i8x16.le_u(i8x16.sub(b, k30), k09);
+        const isAlpha = i8x16.le_u(i8x16.sub(fv, k61), k19);
+        const isWordV = v128.or(v128.or(isDigit, isAlpha),
+          v128.or(v128.or(i8x16.eq(b, k5f), i8x16.eq(b, k24)), i8x16.lt_s(b, k00)));
+        // white space but LF: a line break counts as punctuation here, so that the step's sets (the
+        // command separators among them) are computed where one occurs
+        const isSpaceV = v128.or(i8x16.eq(b, k20),
+          v128.and(i8x16.le_u(i8x16.sub(b, k09), k04), i8x16.ne(b, k0a)));
+        const sh = <u64>g;
+        const mw = <u32>i8x16.bitmask(isWordV);
+        const ms = <u32>i8x16.bitmask(isSpaceV);
+        word |= <u64>mw << sh;
+        space |= <u64>ms << sh;
+        enc |= <u64>i8x16.bitmask(v128.or(isDigit, i8x16.le_u(i8x16.sub(b, k41), k19))) << sh;
+        // the punctuation sets the detectors search for, when these units hold punctuation at all
+        if ((mw | ms) != 0xffff) {
+          s0 |= <u64>i8x16.bitmask(v128.or(v128.or(i8x16.eq(b, k22), i8x16.eq(b, k27)), i8x16.eq(b, k60))) << sh;
+          s1 |= <u64>i8x16.bitmask(v128.or(v128.or(i8x16.eq(b, k3b), i8x16.eq(b, k3d)), i8x16.eq(b, k2a))) << sh;
+          s2 |= <u64>i8x16.bitmask(i8x16.eq(b, k3a)) << sh;
+          s3 |= <u64>i8x16.bitmask(i8x16.eq(b, k2e)) << sh;
+          s4 |= <u64>i8x16.bitmask(i8x16.eq(b, k3c)) << sh;
+          s5 |= <u64>i8x16.bitmask(v128.or(v128.or(i8x16.eq(b, k3b), i8x16.eq(b, k26)),
+            v128.or(i8x16.eq(b, k7c), i8x16.eq(b, k0a)))) << sh;
+        }
+        // "0x" (hex-literal bytes for the path view), also across two steps: the '0' lanes moved
+        // up one lane (the previous step's last lane first) against the 'x' lanes
+        const z = i8x16.eq(b, k30);
+        hexAcc = v128.or(hexAcc, v128.and(i8x16.shuffle(zeroPrev, z, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30),
+          i8x16.eq(fv, k78)));
+        zeroPrev = z;
+      }
+      // the windows of this block may reach two units into the next: fold those first
+      if (i + 64 < n) store<u8>(folded + <usize>(i + 64), fold(at(p, i + 64)));
+      if (i + 65 < n) store<u8>(folded + <usize>(i + 65), fold(at(p, i + 65)));
+      for (let k = 0; k < 64; k += 8) {
+        const f0 = folded + <usize>(i + k);
+        const h = v128.xor(v128.xor(i16x8.shl(v128.load8x8_u(f0), 9), i16x8.shl(v128.load8x8_u(f0, 1), 4)), v128.load8x8_u(f0, 2));
+        v128.store(HASHES + (<usize>k << 1), h);
+      }
     } else {
       lanes = n - i;
+      let zeroCarry: u32 = i8x16.extract_lane_u(zeroPrev, 15) != 0 ? 1 : 0;
       for (let j = 0; j < lanes; j++) {
         const c = at(p, i + j);
         store<u8>(folded + <usize>(i + j), fold(c));
@@ -500,15 +522,20 @@ function startsOnly(p: usize, n: i32, onlyKind: i32): void {
         s2 |= ((code >> 2) & 1) << <u64>j;
         s3 |= ((code >> 3) & 1) << <u64>j;
         s4 |= ((code >> 4) & 1) << <u64>j;
+        s5 |= ((code >> 5) & 1) << <u64>j;
         const k = cls(c);
         if ((k & 2) != 0) word |= <u64>1 << <u64>j;
         else if ((k & 1) != 0) space |= <u64>1 << <u64>j;
         if (c - 65 < 26 || c - 48 < 10) enc |= <u64>1 << <u64>j;
         if (c == 48) zeroCarry = 1;
         else {
-          if (zeroCarry != 0 && (c | 32) == 120) mHex = true;
+          if (zeroCarry != 0 && (c | 32) == 120) hex = true;
           zeroCarry = 0;
         }
+      }
+      for (let j = 0; j + 2 < lanes; j++) {
+        const f0 = folded + <usize>(i + j);
+        store<u16>(HASHES + (<usize>j << 1), <u16>hash3(load<u8>(f0), load<u8>(f0, 1), load<u8>(f0, 2)));
       }
     }
     const full: u64 = lanes == 64 ? <u64>-1 : (<u64>1 << <u64>lanes) - 1;
@@ -533,13 +560,11 @@ function startsOnly(p: usize, n: i32, onlyKind: i32): void {
     store<u64>(pb, s2, 16);
     store<u64>(pb, s3, 24);
     store<u64>(pb, s4, 32);
+    store<u64>(pb, s5, 40);
     let starts = ((word & ~after) | (~word & ~space)) & full;
     prevWord = (word >> 63) & 1;
     const base = i;
     i += lanes;
-    // the windows of this block's starts may reach two units into the next: fold those first
-    if (i < n) store<u8>(folded + <usize>i, fold(at(p, i)));
-    if (i + 1 < n) store<u8>(folded + <usize>(i + 1), fold(at(p, i + 1)));
     // windows need three units: no start at or after `last`
     if (last - base < 64) starts &= last <= base ? 0 : (<u64>1 << <u64>(last - base)) - 1;
     // first the bitmap bit of every start (no branch per start), then the few hits
@@ -548,18 +573,16 @@ function startsOnly(p: usize, n: i32, onlyKind: i32): void {
     while (m != 0) {
       const l = ctz(m);
       m &= m - 1;
-      const w = load<u32>(folded + <usize>base + <usize>l);
-      const h = hash3(w & 0xff, (w >> 8) & 0xff, (w >> 16) & 0xff);
+      const h = <u32>load<u16>(HASHES + (<usize>l << 1));
       hits |= <u64>((load<u8>(bitmap + (h >> 3)) >> (h & 7)) & 1) << l;
     }
     while (hits != 0) {
-      const j = base + <i32>ctz(hits);
+      const l = ctz(hits);
       hits &= hits - 1;
-      const w = load<u32>(folded + <usize>j);
-      checkBucket(hash3(w & 0xff, (w >> 8) & 0xff, (w >> 16) & 0xff), j, onlyKind);
+      checkBucket(<u32>load<u16>(HASHES + (<usize>l << 1)), base + <i32>l, onlyKind);
     }
   }
-  sawHexByte = mHex;
+  sawHexByte = hex || v128.any_true(hexAcc);
   punctSet(punct, p, n);
 }
 

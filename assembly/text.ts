@@ -90,6 +90,17 @@ function buildCls(): void {
 
 export function initText(): void {
   if (!clsReady) buildCls();
+  for (let v = 0; v < 256; v++) store<u8>(BYTE_VALUES + v, <u8>v);
+}
+
+// Each byte value at its own index. V8 materializes a constant vector at every use inside a
+// loop (three instructions each); a vector splatted from memory before the loop is held in a
+// register or one load away. Hot loops take their constants from splat8 (initText fills this).
+const BYTE_VALUES = memory.data(256);
+
+/** Sixteen lanes of byte v, read from memory (for a loop's constants: call it before the loop). */
+@inline export function splat8(v: i32): v128 {
+  return i8x16.splat(<i8>load<u8>(BYTE_VALUES + <usize>v));
 }
 
 /** Lexer class bits of a unit; non-ASCII counts as a word character, U+00A0 as space. */
@@ -181,7 +192,7 @@ export function countOf(p: usize, n: i32, c: u32): i32 {
 }
 
 // Punctuation bitmaps, set by the literal pass for the text it scanned: per set of characters
-// (P_QUOTE " ' `, P_SQL ; = *, P_COLON, P_DOT, P_LT), one bit per unit. While they are valid for
+// (P_QUOTE " ' `, P_SQL ; = *, P_COLON, P_DOT, P_LT, P_CMD ; & | LF), one bit per unit. While they are valid for
 // the same text (same pointer and length) the detectors' searches walk these bits instead of
 // the text; everything else falls back to the vector searches above.
 export const P_QUOTE = 0;
@@ -189,7 +200,8 @@ export const P_SQL = 1;
 export const P_COLON = 2;
 export const P_DOT = 3;
 export const P_LT = 4;
-export const P_SETS = 5;
+export const P_CMD = 5;
+export const P_SETS = 6;
 
 /** Set bits of each ASCII character (bit s: in set s). */
 export const PSET = memory.data(128);
@@ -200,12 +212,15 @@ export function psetInit(): void {
   store<u8>(PSET + 34, 1); // 1 << P_QUOTE
   store<u8>(PSET + 39, 1); // 1 << P_QUOTE
   store<u8>(PSET + 96, 1); // 1 << P_QUOTE
-  store<u8>(PSET + 59, 2); // 1 << P_SQL
+  store<u8>(PSET + 59, 2 | 32); // 1 << P_SQL | 1 << P_CMD
   store<u8>(PSET + 61, 2); // 1 << P_SQL
   store<u8>(PSET + 42, 2); // 1 << P_SQL
   store<u8>(PSET + 58, 4); // 1 << P_COLON
   store<u8>(PSET + 46, 8); // 1 << P_DOT
   store<u8>(PSET + 60, 16); // 1 << P_LT
+  store<u8>(PSET + 38, 32); // 1 << P_CMD
+  store<u8>(PSET + 124, 32); // 1 << P_CMD
+  store<u8>(PSET + 10, 32); // 1 << P_CMD
   psetReady = true;
 }
 
