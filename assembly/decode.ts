@@ -3,7 +3,7 @@
 // left-to-right scan. Tolerant by construction: anything malformed is kept literally.
 // Output is never longer than the input.
 
-import { at, isHex, hexVal, isDigit, find2 } from './text';
+import { at, isHex, hexVal, isDigit, findP, P_DEC } from './text';
 import { matchEntity } from './tables/entities';
 
 export let decodeChanged = false;
@@ -219,7 +219,7 @@ export function decodeOnce(src: usize, n: i32, dst: usize): i32 {
       continue;
     }
     // a plain run up to the next '%' or '&': one search and one copy
-    const j = find2(src, i + 1, n, 37, 38);
+    const j = findP(src, i + 1, n, P_DEC, 37, 38, 38, 38);
     memory.copy(dst + (<usize>o << 1), src + (<usize>i << 1), <usize>(j - i) << 1);
     o += j - i;
     i = j;
@@ -231,7 +231,7 @@ export function decodeOnce(src: usize, n: i32, dst: usize): i32 {
 /** True when decodeOnce would change something: used for the excess-encoding finding. */
 export function hasDecodable(src: usize, n: i32): bool {
   for (let i = 0; i < n; i++) {
-    i = find2(src, i, n, 37, 38);
+    i = findP(src, i, n, P_DEC, 37, 38, 38, 38);
     if (i >= n) return false;
     const c = at(src, i);
     if (c == 37) {

@@ -13,7 +13,7 @@ import { scanCmd } from './cmd';
 import { urlCandidates, MAX_URLS } from './urls';
 import { jsonKeyCandidate } from './jsonkeys';
 import { scanPath, resetPathCaches } from './path';
-import { scanLiterals, buildLiterals } from './literals';
+import { scanLiterals, buildLiterals, literalFront, literalVerify, VECTOR_MIN } from './literals';
 import { classify, C_PCT, C_AMP, C_NONASCII, C_COLON, C_SLASH, C_BSLASH, C_DQ } from './classes';
 import { sanitize, sanitizedPtr } from './sanitize';
 import { punctReset } from './text';
@@ -161,7 +161,10 @@ export function scan_batch(): i32 {
     }
     if (vLen == 0) continue;
     const mark = arenaMark();
-    let mask = classify(vPtr, vLen);
+    // long values: the literal pass's first half classes the value (and finds the candidates
+    // its second half verifies once the value is final); short ones are classed on their own
+    let fronted = vLen >= VECTOR_MIN;
+    let mask = fronted ? literalFront(vPtr, vLen) : classify(vPtr, vLen);
     let p = vPtr;
     let n = vLen;
     if ((mask & (C_PCT | C_AMP | C_NONASCII)) != 0) {
@@ -170,14 +173,16 @@ export function scan_batch(): i32 {
         store<u8>(changed + <usize>i, 1); // bit 0: the pipeline changed the value
         p = outPtr;
         n = outLen;
-        mask = classify(p, n);
+        fronted = n >= VECTOR_MIN;
+        mask = fronted ? literalFront(p, n) : classify(p, n);
         setText(p, n);
       }
       if (excess) emit(rExcess, 0, n);
     }
 
-
-    scanLiterals(p, n, -1); // before scanPath: it notes hex-literal bytes for the path view
+    // before scanPath: the literal pass notes hex-literal bytes for the path view
+    if (fronted) literalVerify(-1);
+    else scanLiterals(p, n, -1);
     // bit 2: a JSON object or array that may hold a listed key (after the literal pass: its quote bitmap serves)
     if ((mask & C_DQ) != 0 && jsonStart(p, n) && jsonKeyCandidate(p, n)) store<u8>(changed + <usize>i, load<u8>(changed + <usize>i) | 4);
     // bit 1: URLs the bindings must judge, listed in `urls` (after the literal pass: its colon bitmap serves)

@@ -11,6 +11,7 @@ import {
 import { emit } from './findings';
 import { stripMode, addSpan } from './spans';
 import { arenaAlloc } from './mem';
+import { TABLE, classesInit, C_ALPHA, C_DIGIT, C_SPACE, C_NONASCII } from './classes';
 
 let bitmap: usize = 0; // 65536 bits
 let substringNeedsLetter = true; // every substring literal holds a letter
@@ -373,6 +374,7 @@ const MIN_INNER_RUN = 7;
  */
 export function scanLiterals(p: usize, n: i32, onlyKind: i32): void {
   punctReset();
+  frontLen = -1;
   sawHexByte = false;
   sqlAnchorCount = 0;
   sqlAnchorsOverflow = false;
@@ -380,9 +382,15 @@ export function scanLiterals(p: usize, n: i32, onlyKind: i32): void {
   txt = p;
   len = n;
   // short values: a plain pass costs less than setting up the vector search
-  if (n < 24) everyPosition(p, n, onlyKind);
-  else startsOnly(p, n, onlyKind);
+  if (n < VECTOR_MIN) everyPosition(p, n, onlyKind);
+  else {
+    literalFront(p, n);
+    literalVerify(onlyKind);
+  }
 }
+
+/** Values this long take the vector search (literalFront); shorter ones a plain pass. */
+export const VECTOR_MIN = 24;
 
 /**
  * Searches the inside of the word run [s, e) for substring literals when it looks encoded: an
@@ -416,17 +424,40 @@ function innerRun(s: i32, e: i32): void {
 // The window hashes of one 64-unit block, one u16 per start position (computed eight lanes at a time).
 const HASHES = memory.data(64 * 2);
 
+// What literalFront leaves for literalVerify: the folded units, and per 64-unit block the
+// candidate starts whose window hash is in the bitmap and the lanes inside word runs that look encoded.
+let frontLen = -1; // the length of the text literalFront read, -1 when its tables are stale
+let frontFolded: usize = 0;
+let frontHits: usize = 0; // u64 per block
+let frontInner: usize = 0; // u64 per block
+
 /**
- * The candidate-start search over the whole value, 64 units a block: the units are narrowed
- * to bytes (anything above 0xff becomes 0xff), classed with byte compares sixteen at a time,
- * and stored folded; the three-unit window hash of every position is computed eight lanes at a
- * time, so each candidate start costs one load and one bitmap test.
+ * The candidate-start search over the whole value (at least VECTOR_MIN units), 64 units a
+ * block: the units are narrowed to bytes (anything above 0xff becomes 0xff), classed with byte
+ * compares sixteen at a time, and stored folded; the three-unit window hash of every position is
+ * computed eight lanes at a time, so each candidate start costs one load and one bitmap test.
+ * Also sets the punctuation bitmaps and sawHexByte, and returns the value's character classes
+ * (classes.ts), so the caller need not classify it again. Nothing is verified or reported
+ * before literalVerify: the caller may first decode the value (and then call this again).
  */
-function startsOnly(p: usize, n: i32, onlyKind: i32): void {
+export function literalFront(p: usize, n: i32): u32 {
+  punctReset();
+  sawHexByte = false;
+  txt = p;
+  len = n;
+  classesInit();
+  const blocks = (n + 63) >> 6;
+  frontHits = arenaAlloc(<usize>blocks << 3);
+  frontInner = arenaAlloc(<usize>blocks << 3);
+  let mask: u32 = 0;
+  let anyAlpha = i8x16.splat(0);
+  let anyDigit = i8x16.splat(0);
+  let anySpace = i8x16.splat(0);
+  let anyHigh = i8x16.splat(0);
   const folded = arenaAlloc(<usize>n + 72);
-  const punct = arenaAlloc(<usize>((n + 63) >> 6) * P_SETS * 8);
+  frontFolded = folded;
+  const punct = arenaAlloc(<usize>blocks * P_SETS * 8);
   psetInit();
-  let innerDoneTo = -1;
   const last = n - 2; // a literal needs three units
   let prevWord: u64 = 0;
   let hex = false;
@@ -440,6 +471,7 @@ function startsOnly(p: usize, n: i32, onlyKind: i32): void {
   const k20 = splat8(0x20);
   const k22 = splat8(34);
   const k24 = splat8(36);
+  const k25 = splat8(37);
   const k26 = splat8(38);
   const k27 = splat8(39);
   const k2a = splat8(42);
@@ -463,22 +495,33 @@ function startsOnly(p: usize, n: i32, onlyKind: i32): void {
     let word: u64 = 0;
     let space: u64 = 0;
     let enc: u64 = 0;
-    let s0: u64 = 0, s1: u64 = 0, s2: u64 = 0, s3: u64 = 0, s4: u64 = 0, s5: u64 = 0; // the punctuation sets
+    let s0: u64 = 0, s1: u64 = 0, s2: u64 = 0, s3: u64 = 0, s4: u64 = 0, s5: u64 = 0, s6: u64 = 0; // the punctuation sets
     let lanes = 64;
     if (i + 64 <= n) {
       for (let g = 0; g < 64; g += 16) {
         const q = p + (<usize>(i + g) << 1);
-                const b = i8x16.narrow_i16x8_u(i16x8.min_u(v128.load(q), cap), i16x8.min_u(v128.load(q, 16), cap));
+        const b = i8x16.narrow_i16x8_u(i16x8.min_u(v128.load(q), cap), i16x8.min_u(v128.load(q, 16), cap));
         const fv = i8x16.min_u(v128.or(b, k20), k7f);
         v128.store(folded + <usize>(i + g), fv);
         const isDigit = i8x16.le_u(i8x16.sub(b, k30), k09);
         const isAlpha = i8x16.le_u(i8x16.sub(fv, k61), k19);
+        const isHigh = i8x16.lt_s(b, k00);
+        const isSp = i8x16.eq(b, k20);
         const isWordV = v128.or(v128.or(isDigit, isAlpha),
-          v128.or(v128.or(i8x16.eq(b, k5f), i8x16.eq(b, k24)), i8x16.lt_s(b, k00)));
+          v128.or(v128.or(i8x16.eq(b, k5f), i8x16.eq(b, k24)), isHigh));
         // white space but LF: a line break counts as punctuation here, so that the step's sets (the
         // command separators among them) are computed where one occurs
-        const isSpaceV = v128.or(i8x16.eq(b, k20),
-          v128.and(i8x16.le_u(i8x16.sub(b, k09), k04), i8x16.ne(b, k0a)));
+        const isSpaceV = v128.or(isSp, v128.and(i8x16.le_u(i8x16.sub(b, k09), k04), i8x16.ne(b, k0a)));
+        // the character classes: letters, digits, spaces and non-ASCII by vector, the rest by table
+        anyAlpha = v128.or(anyAlpha, isAlpha);
+        anyDigit = v128.or(anyDigit, isDigit);
+        anySpace = v128.or(anySpace, isSp);
+        anyHigh = v128.or(anyHigh, isHigh);
+        let other = (~<u32>i8x16.bitmask(v128.or(v128.or(isAlpha, isDigit), v128.or(isSp, isHigh)))) & 0xffff;
+        while (other != 0) {
+          mask |= load<u32>(TABLE + (<usize>load<u16>(q + (<usize>ctz(other) << 1)) << 2));
+          other &= other - 1;
+        }
         const sh = <u64>g;
         const mw = <u32>i8x16.bitmask(isWordV);
         const ms = <u32>i8x16.bitmask(isSpaceV);
@@ -494,6 +537,7 @@ function startsOnly(p: usize, n: i32, onlyKind: i32): void {
           s4 |= <u64>i8x16.bitmask(i8x16.eq(b, k3c)) << sh;
           s5 |= <u64>i8x16.bitmask(v128.or(v128.or(i8x16.eq(b, k3b), i8x16.eq(b, k26)),
             v128.or(i8x16.eq(b, k7c), i8x16.eq(b, k0a)))) << sh;
+          s6 |= <u64>i8x16.bitmask(v128.or(i8x16.eq(b, k25), i8x16.eq(b, k26))) << sh;
         }
         // "0x" (hex-literal bytes for the path view), also across two steps: the '0' lanes moved
         // up one lane (the previous step's last lane first) against the 'x' lanes
@@ -515,6 +559,7 @@ function startsOnly(p: usize, n: i32, onlyKind: i32): void {
       let zeroCarry: u32 = i8x16.extract_lane_u(zeroPrev, 15) != 0 ? 1 : 0;
       for (let j = 0; j < lanes; j++) {
         const c = at(p, i + j);
+        mask |= c < 128 ? load<u32>(TABLE + (<usize>c << 2)) : C_NONASCII;
         store<u8>(folded + <usize>(i + j), fold(c));
         const code = <u64>(c < 128 ? load<u8>(PSET + <usize>c) : 0);
         s0 |= (code & 1) << <u64>j;
@@ -523,6 +568,7 @@ function startsOnly(p: usize, n: i32, onlyKind: i32): void {
         s3 |= ((code >> 3) & 1) << <u64>j;
         s4 |= ((code >> 4) & 1) << <u64>j;
         s5 |= ((code >> 5) & 1) << <u64>j;
+        s6 |= ((code >> 6) & 1) << <u64>j;
         const k = cls(c);
         if ((k & 2) != 0) word |= <u64>1 << <u64>j;
         else if ((k & 1) != 0) space |= <u64>1 << <u64>j;
@@ -541,10 +587,62 @@ function startsOnly(p: usize, n: i32, onlyKind: i32): void {
     const full: u64 = lanes == 64 ? <u64>-1 : (<u64>1 << <u64>lanes) - 1;
     const after = (word << 1) | prevWord; // lanes that follow a word unit
     // an upper-case letter or a digit inside a word run (not its first unit): the run may be
-    // encoded (base64), so its inside is searched for substring literals, once per run
-    let inner = enc & word & after & full;
+    // encoded (base64), so its inside is searched for substring literals (literalVerify)
+    const blk = <usize>(i >> 6);
+    store<u64>(frontInner + (blk << 3), enc & word & after & full);
+    const pb = punct + blk * P_SETS * 8;
+    store<u64>(pb, s0);
+    store<u64>(pb, s1, 8);
+    store<u64>(pb, s2, 16);
+    store<u64>(pb, s3, 24);
+    store<u64>(pb, s4, 32);
+    store<u64>(pb, s5, 40);
+    store<u64>(pb, s6, 48);
+    let starts = ((word & ~after) | (~word & ~space)) & full;
+    prevWord = (word >> 63) & 1;
+    const base = i;
+    i += lanes;
+    // windows need three units: no start at or after `last`
+    if (last - base < 64) starts &= last <= base ? 0 : (<u64>1 << <u64>(last - base)) - 1;
+    // the bitmap bit of every start (no branch per start): the few hits are verified later
+    let hits: u64 = 0;
+    let m = starts;
+    while (m != 0) {
+      const l = ctz(m);
+      m &= m - 1;
+      const h = <u32>load<u16>(HASHES + (<usize>l << 1));
+      hits |= <u64>((load<u8>(bitmap + (h >> 3)) >> (h & 7)) & 1) << l;
+    }
+    store<u64>(frontHits + (blk << 3), hits);
+  }
+  sawHexByte = hex || v128.any_true(hexAcc);
+  punctSet(punct, p, n);
+  frontLen = n;
+  if (v128.any_true(anyAlpha)) mask |= C_ALPHA;
+  if (v128.any_true(anyDigit)) mask |= C_DIGIT;
+  if (v128.any_true(anySpace)) mask |= C_SPACE;
+  if (v128.any_true(anyHigh)) mask |= C_NONASCII;
+  return mask;
+}
+
+/**
+ * Verifies the candidates literalFront found (it must have read the current text last): the
+ * inside of encoded-looking word runs, then the hits of each block, in text order.
+ */
+export function literalVerify(onlyKind: i32): void {
+  sqlAnchorCount = 0;
+  sqlAnchorsOverflow = false;
+  const n = frontLen;
+  if (n < 0 || n != len) return;
+  const p = txt;
+  const folded = frontFolded;
+  let innerDoneTo = -1;
+  const blocks = (n + 63) >> 6;
+  for (let blk = 0; blk < blocks; blk++) {
+    const base = blk << 6;
+    let inner = load<u64>(frontInner + (<usize>blk << 3));
     while (inner != 0) {
-      const x = i + <i32>ctz(inner);
+      const x = base + <i32>ctz(inner);
       inner &= inner - 1;
       if (x < innerDoneTo) continue;
       let rs = x;
@@ -554,36 +652,14 @@ function startsOnly(p: usize, n: i32, onlyKind: i32): void {
       innerRun(rs, re);
       innerDoneTo = re;
     }
-    const pb = punct + <usize>(i >> 6) * P_SETS * 8;
-    store<u64>(pb, s0);
-    store<u64>(pb, s1, 8);
-    store<u64>(pb, s2, 16);
-    store<u64>(pb, s3, 24);
-    store<u64>(pb, s4, 32);
-    store<u64>(pb, s5, 40);
-    let starts = ((word & ~after) | (~word & ~space)) & full;
-    prevWord = (word >> 63) & 1;
-    const base = i;
-    i += lanes;
-    // windows need three units: no start at or after `last`
-    if (last - base < 64) starts &= last <= base ? 0 : (<u64>1 << <u64>(last - base)) - 1;
-    // first the bitmap bit of every start (no branch per start), then the few hits
-    let hits: u64 = 0;
-    let m = starts;
-    while (m != 0) {
-      const l = ctz(m);
-      m &= m - 1;
-      const h = <u32>load<u16>(HASHES + (<usize>l << 1));
-      hits |= <u64>((load<u8>(bitmap + (h >> 3)) >> (h & 7)) & 1) << l;
-    }
+    let hits = load<u64>(frontHits + (<usize>blk << 3));
     while (hits != 0) {
-      const l = ctz(hits);
+      const j = base + <i32>ctz(hits);
       hits &= hits - 1;
-      checkBucket(<u32>load<u16>(HASHES + (<usize>l << 1)), base + <i32>l, onlyKind);
+      const f = folded + <usize>j;
+      checkBucket(hash3(load<u8>(f), load<u8>(f, 1), load<u8>(f, 2)), j, onlyKind);
     }
   }
-  sawHexByte = hex || v128.any_true(hexAcc);
-  punctSet(punct, p, n);
 }
 
 function everyPosition(p: usize, n: i32, onlyKind: i32): void {

@@ -192,7 +192,7 @@ export function countOf(p: usize, n: i32, c: u32): i32 {
 }
 
 // Punctuation bitmaps, set by the literal pass for the text it scanned: per set of characters
-// (P_QUOTE " ' `, P_SQL ; = *, P_COLON, P_DOT, P_LT, P_CMD ; & | LF), one bit per unit. While they are valid for
+// (P_QUOTE " ' `, P_SQL ; = *, P_COLON, P_DOT, P_LT, P_CMD ; & | LF, P_DEC % &), one bit per unit. While they are valid for
 // the same text (same pointer and length) the detectors' searches walk these bits instead of
 // the text; everything else falls back to the vector searches above.
 export const P_QUOTE = 0;
@@ -201,7 +201,8 @@ export const P_COLON = 2;
 export const P_DOT = 3;
 export const P_LT = 4;
 export const P_CMD = 5;
-export const P_SETS = 6;
+export const P_DEC = 6;
+export const P_SETS = 7;
 
 /** Set bits of each ASCII character (bit s: in set s). */
 export const PSET = memory.data(128);
@@ -218,7 +219,8 @@ export function psetInit(): void {
   store<u8>(PSET + 58, 4); // 1 << P_COLON
   store<u8>(PSET + 46, 8); // 1 << P_DOT
   store<u8>(PSET + 60, 16); // 1 << P_LT
-  store<u8>(PSET + 38, 32); // 1 << P_CMD
+  store<u8>(PSET + 38, 32 | 64); // 1 << P_CMD | 1 << P_DEC
+  store<u8>(PSET + 37, 64); // 1 << P_DEC
   store<u8>(PSET + 124, 32); // 1 << P_CMD
   store<u8>(PSET + 10, 32); // 1 << P_CMD
   psetReady = true;
