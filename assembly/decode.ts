@@ -3,7 +3,7 @@
 // left-to-right scan. Tolerant by construction: anything malformed is kept literally.
 // Output is never longer than the input.
 
-import { at, isHex, hexVal, isDigit, findP, P_DEC } from './text';
+import { at, isHex, hexVal, isDigit, find2, findP, punctValid, P_DEC } from './text';
 import { matchEntity } from './tables/entities';
 
 export let decodeChanged = false;
@@ -219,7 +219,7 @@ export function decodeOnce(src: usize, n: i32, dst: usize): i32 {
       continue;
     }
     // a plain run up to the next '%' or '&': one search and one copy
-    const j = findP(src, i + 1, n, P_DEC, 37, 38, 38, 38);
+    const j = punctValid(src, n) ? findP(src, i + 1, n, P_DEC, 37, 38, 38, 38) : find2(src, i + 1, n, 37, 38);
     memory.copy(dst + (<usize>o << 1), src + (<usize>i << 1), <usize>(j - i) << 1);
     o += j - i;
     i = j;
@@ -231,20 +231,26 @@ export function decodeOnce(src: usize, n: i32, dst: usize): i32 {
 /** True when decodeOnce would change something: used for the excess-encoding finding. */
 export function hasDecodable(src: usize, n: i32): bool {
   for (let i = 0; i < n; i++) {
-    i = findP(src, i, n, P_DEC, 37, 38, 38, 38);
+    i = punctValid(src, n) ? findP(src, i, n, P_DEC, 37, 38, 38, 38) : find2(src, i, n, 37, 38);
     if (i >= n) return false;
-    const c = at(src, i);
-    if (c == 37) {
-      if (pctByte(src, i, n) >= 0 || lenientSlash(src, i, n) >= 0) return true;
-      if (i + 5 < n && (at(src, i + 1) | 32) == 117 && isHex(at(src, i + 2)) && isHex(at(src, i + 3)) && isHex(at(src, i + 4)) && isHex(at(src, i + 5))) return true;
-    } else if (c == 38 && i + 1 < n) {
-      const c1 = at(src, i + 1);
-      if (c1 == 35) {
-        let j = i + 2;
-        if (j < n && (at(src, j) | 32) == 120) { if (j + 1 < n && isHex(at(src, j + 1))) return true; }
-        else if (j < n && isDigit(at(src, j))) return true;
-      } else if (c1 < 0x80 && matchEntity(src + ((<usize>i + 1) << 1), n - i - 1) != 0) return true;
-    }
+    if (decodableAt(src, i, n)) return true;
+  }
+  return false;
+}
+
+/** The '%' or '&' at i starts an escape decodeOnce decodes. */
+export function decodableAt(src: usize, i: i32, n: i32): bool {
+  const c = at(src, i);
+  if (c == 37) {
+    if (pctByte(src, i, n) >= 0 || lenientSlash(src, i, n) >= 0) return true;
+    if (i + 5 < n && (at(src, i + 1) | 32) == 117 && isHex(at(src, i + 2)) && isHex(at(src, i + 3)) && isHex(at(src, i + 4)) && isHex(at(src, i + 5))) return true;
+  } else if (c == 38 && i + 1 < n) {
+    const c1 = at(src, i + 1);
+    if (c1 == 35) {
+      let j = i + 2;
+      if (j < n && (at(src, j) | 32) == 120) { if (j + 1 < n && isHex(at(src, j + 1))) return true; }
+      else if (j < n && isDigit(at(src, j))) return true;
+    } else if (c1 < 0x80 && matchEntity(src + ((<usize>i + 1) << 1), n - i - 1) != 0) return true;
   }
   return false;
 }

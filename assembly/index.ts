@@ -13,7 +13,7 @@ import { scanCmd } from './cmd';
 import { urlCandidates, MAX_URLS } from './urls';
 import { jsonKeyCandidate } from './jsonkeys';
 import { scanPath, resetPathCaches } from './path';
-import { scanLiterals, buildLiterals, literalFront, literalVerify, VECTOR_MIN } from './literals';
+import { scanLiterals, buildLiterals, literalFront, literalVerify, frontStopped, VECTOR_MIN } from './literals';
 import { classify, C_PCT, C_AMP, C_NONASCII, C_COLON, C_SLASH, C_BSLASH, C_DQ } from './classes';
 import { sanitize, sanitizedPtr } from './sanitize';
 import { punctReset } from './text';
@@ -164,19 +164,24 @@ export function scan_batch(): i32 {
     // long values: the literal pass's first half classes the value (and finds the candidates
     // its second half verifies once the value is final); short ones are classed on their own
     let fronted = vLen >= VECTOR_MIN;
-    let mask = fronted ? literalFront(vPtr, vLen) : classify(vPtr, vLen);
+    let mask = fronted ? literalFront(vPtr, vLen, true) : classify(vPtr, vLen);
     let p = vPtr;
     let n = vLen;
+    // (a front pass that stopped at an escape knows the value decodes: the classes it has so
+    // far are enough to start the pipeline, which reads the whole value anyway)
+    if (fronted && frontStopped) mask |= C_PCT;
     if ((mask & (C_PCT | C_AMP | C_NONASCII)) != 0) {
-      runPipelineClassified(vPtr, vLen, (mask & C_NONASCII) != 0);
+      runPipelineClassified(vPtr, vLen, (mask & C_NONASCII) != 0 || (fronted && frontStopped));
       if (outPtr != vPtr) {
         store<u8>(changed + <usize>i, 1); // bit 0: the pipeline changed the value
         p = outPtr;
         n = outLen;
         fronted = n >= VECTOR_MIN;
-        mask = fronted ? literalFront(p, n) : classify(p, n);
+        mask = fronted ? literalFront(p, n, false) : classify(p, n);
         setText(p, n);
       }
+      // (never expected: an escape decodableAt accepts always decodes; read the value whole)
+      else if (fronted && frontStopped) mask = literalFront(p, n, false);
       if (excess) emit(rExcess, 0, n);
     }
 

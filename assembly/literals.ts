@@ -11,6 +11,7 @@ import {
 import { emit } from './findings';
 import { stripMode, addSpan } from './spans';
 import { arenaAlloc } from './mem';
+import { decodableAt } from './decode';
 import { TABLE, classesInit, C_ALPHA, C_DIGIT, C_SPACE, C_NONASCII } from './classes';
 
 let bitmap: usize = 0; // 65536 bits
@@ -384,7 +385,7 @@ export function scanLiterals(p: usize, n: i32, onlyKind: i32): void {
   // short values: a plain pass costs less than setting up the vector search
   if (n < VECTOR_MIN) everyPosition(p, n, onlyKind);
   else {
-    literalFront(p, n);
+    literalFront(p, n, false);
     literalVerify(onlyKind);
   }
 }
@@ -430,6 +431,8 @@ let frontLen = -1; // the length of the text literalFront read, -1 when its tabl
 let frontFolded: usize = 0;
 let frontHits: usize = 0; // u64 per block
 let frontInner: usize = 0; // u64 per block
+/** literalFront stopped at an escape that decodes: the value will change, nothing was kept. */
+export let frontStopped = false;
 
 /**
  * The candidate-start search over the whole value (at least VECTOR_MIN units), 64 units a
@@ -440,8 +443,9 @@ let frontInner: usize = 0; // u64 per block
  * (classes.ts), so the caller need not classify it again. Nothing is verified or reported
  * before literalVerify: the caller may first decode the value (and then call this again).
  */
-export function literalFront(p: usize, n: i32): u32 {
+export function literalFront(p: usize, n: i32, stopAtEscape: bool): u32 {
   punctReset();
+  frontStopped = false;
   sawHexByte = false;
   txt = p;
   len = n;
@@ -598,6 +602,12 @@ export function literalFront(p: usize, n: i32): u32 {
     store<u64>(pb, s4, 32);
     store<u64>(pb, s5, 40);
     store<u64>(pb, s6, 48);
+    // the caller decodes a value that holds an escape, and then reads the result again: what
+    // this pass would find here is not needed
+    if (stopAtEscape && s6 != 0 && escapeIn(p, n, i, s6)) {
+      frontStopped = true;
+      return mask;
+    }
     let starts = ((word & ~after) | (~word & ~space)) & full;
     prevWord = (word >> 63) & 1;
     const base = i;
@@ -623,6 +633,15 @@ export function literalFront(p: usize, n: i32): u32 {
   if (v128.any_true(anySpace)) mask |= C_SPACE;
   if (v128.any_true(anyHigh)) mask |= C_NONASCII;
   return mask;
+}
+
+/** Some '%' or '&' of the block at base (bits in set) starts an escape that decodes. */
+function escapeIn(p: usize, n: i32, base: i32, set: u64): bool {
+  while (set != 0) {
+    if (decodableAt(p, base + <i32>ctz(set), n)) return true;
+    set &= set - 1;
+  }
+  return false;
 }
 
 /**

@@ -241,6 +241,11 @@ export function punctReset(): void {
   punctLen = -1;
 }
 
+/** The punctuation bitmaps describe p[0, n) (findP walks them instead of the text). */
+@inline export function punctValid(p: usize, n: i32): bool {
+  return p == punctTxt && n == punctLen;
+}
+
 /** Next unit of set `set` in p[i, n), or n. `c1`..`c4`: the same characters, for the fallback search. */
 export function findP(p: usize, i: i32, n: i32, set: i32, c1: u32, c2: u32, c3: u32, c4: u32): i32 {
   if (p != punctTxt || n != punctLen) return find4(p, i, n, c1, c2, c3, c4);
