@@ -3,7 +3,10 @@
 // the windows that start any literal, and per window a list of (rule, param) to verify. The
 // verification applies each kind's boundary rules. Cost per character: one hash and one bit test.
 
-import { at, lower, isAlnum, isSpace, initText, cls, pathLiteralAt, punctSet, punctReset, psetInit, PSET, P_SETS, splat8 } from './text';
+import {
+  at, lower, isAlnum, isSpace, initText, cls, pathLiteralAt, punctSet, punctReset, psetInit, PSET, P_SETS, splat8,
+  P_QUOTE, P_SQL, P_COLON, P_DOT, P_LT, P_CMD, P_DEC,
+} from './text';
 import {
   K_SUBSTRING, K_JS_CALL, K_PATH_WRAPPER, K_PATH_FILE, K_SQL_PHRASE, K_SQL_UNION, K_SQL_CALL, firstRule, nextRule,
   ruleEnabled, paramCount, paramPtr, paramLen,
@@ -12,7 +15,7 @@ import { emit } from './findings';
 import { stripMode, addSpan } from './spans';
 import { arenaAlloc } from './mem';
 import { decodableAt } from './decode';
-import { TABLE, classesInit, C_ALPHA, C_DIGIT, C_SPACE, C_NONASCII } from './classes';
+import { TABLE, classesInit, C_ALPHA, C_DIGIT, C_SPACE, C_NONASCII, C_UNDERSCORE, C_DOLLAR } from './classes';
 
 let bitmap: usize = 0; // 65536 bits
 let substringNeedsLetter = true; // every substring literal holds a letter
@@ -425,6 +428,15 @@ function innerRun(s: i32, e: i32): void {
 // The window hashes of one 64-unit block, one u16 per start position (computed eight lanes at a time).
 const HASHES = memory.data(64 * 2);
 
+// The masks of one 64-unit block, a u64 each: each sixteen-unit group stores its sixteen bits
+// (one u16 store at a constant offset), and the block reads the u64 once; assembling them with
+// shifts and ORs cost more (measured).
+const M_WORD = 0;
+const M_SPACE = 8;
+const M_ENC = 16;
+const M_SET = 24; // P_SETS u64, one per punctuation set
+const MASKS = memory.data(M_SET + 8 * P_SETS);
+
 // What literalFront leaves for literalVerify: the folded units, and per 64-unit block the
 // candidate starts whose window hash is in the bitmap and the lanes inside word runs that look encoded.
 let frontLen = -1; // the length of the text literalFront read, -1 when its tables are stale
@@ -458,6 +470,8 @@ export function literalFront(p: usize, n: i32, stopAtEscape: bool): u32 {
   let anyDigit = i8x16.splat(0);
   let anySpace = i8x16.splat(0);
   let anyHigh = i8x16.splat(0);
+  let anyUnder = i8x16.splat(0);
+  let anyDollar = i8x16.splat(0);
   const folded = arenaAlloc(<usize>n + 72);
   frontFolded = folded;
   const punct = arenaAlloc(<usize>blocks * P_SETS * 8);
@@ -468,7 +482,6 @@ export function literalFront(p: usize, n: i32, stopAtEscape: bool): u32 {
   // the loop's vector constants (splat8: made once, not at every use)
   const cap = i16x8.extend_low_i8x16_u(splat8(0xff));
   const k00 = splat8(0);
-  const k04 = splat8(4);
   const k09 = splat8(9);
   const k0a = splat8(10);
   const k19 = splat8(25);
@@ -502,6 +515,8 @@ export function literalFront(p: usize, n: i32, stopAtEscape: bool): u32 {
     let s0: u64 = 0, s1: u64 = 0, s2: u64 = 0, s3: u64 = 0, s4: u64 = 0, s5: u64 = 0, s6: u64 = 0; // the punctuation sets
     let lanes = 64;
     if (i + 64 <= n) {
+      // groups without punctuation store no sets: theirs stay zero
+      for (let k = 0; k < P_SETS; k++) store<u64>(MASKS + <usize>(k << 3), 0, M_SET);
       for (let g = 0; g < 64; g += 16) {
         const q = p + (<usize>(i + g) << 1);
         const b = i8x16.narrow_i16x8_u(i16x8.min_u(v128.load(q), cap), i16x8.min_u(v128.load(q, 16), cap));
@@ -510,38 +525,37 @@ export function literalFront(p: usize, n: i32, stopAtEscape: bool): u32 {
         const isDigit = i8x16.le_u(i8x16.sub(b, k30), k09);
         const isAlpha = i8x16.le_u(i8x16.sub(fv, k61), k19);
         const isHigh = i8x16.lt_s(b, k00);
-        const isSp = i8x16.eq(b, k20);
-        const isWordV = v128.or(v128.or(isDigit, isAlpha),
-          v128.or(v128.or(i8x16.eq(b, k5f), i8x16.eq(b, k24)), isHigh));
-        // white space but LF: a line break counts as punctuation here, so that the step's sets (the
-        // command separators among them) are computed where one occurs
-        const isSpaceV = v128.or(isSp, v128.and(i8x16.le_u(i8x16.sub(b, k09), k04), i8x16.ne(b, k0a)));
-        // the character classes: letters, digits, spaces and non-ASCII by vector, the rest by table
+        const isUnder = i8x16.eq(b, k5f);
+        const isDollar = i8x16.eq(b, k24);
+        const isWordV = v128.or(v128.or(isDigit, isAlpha), v128.or(v128.or(isUnder, isDollar), isHigh));
+        // only ' ' counts as space here: other white space (a line break among it, so that the
+        // command separators are in the sets below) is punctuation, where no literal starts
+        const isSpaceV = i8x16.eq(b, k20);
+        // the character classes: letters, digits, ' ', '_', '$' and non-ASCII by vector, the rest
+        // (the punctuation lanes) by table
         anyAlpha = v128.or(anyAlpha, isAlpha);
         anyDigit = v128.or(anyDigit, isDigit);
-        anySpace = v128.or(anySpace, isSp);
+        anySpace = v128.or(anySpace, isSpaceV);
         anyHigh = v128.or(anyHigh, isHigh);
-        let other = (~<u32>i8x16.bitmask(v128.or(v128.or(isAlpha, isDigit), v128.or(isSp, isHigh)))) & 0xffff;
-        while (other != 0) {
-          mask |= load<u32>(TABLE + (<usize>load<u16>(q + (<usize>ctz(other) << 1)) << 2));
-          other &= other - 1;
-        }
-        const sh = <u64>g;
+        anyUnder = v128.or(anyUnder, isUnder);
+        anyDollar = v128.or(anyDollar, isDollar);
+        // this group's sixteen bits of each mask (MASKS: the block's masks, sixteen lanes a part)
+        const m = MASKS + <usize>(g >> 3);
         const mw = <u32>i8x16.bitmask(isWordV);
         const ms = <u32>i8x16.bitmask(isSpaceV);
-        word |= <u64>mw << sh;
-        space |= <u64>ms << sh;
-        enc |= <u64>i8x16.bitmask(v128.or(isDigit, i8x16.le_u(i8x16.sub(b, k41), k19))) << sh;
+        store<u16>(m, <u16>mw, M_WORD);
+        store<u16>(m, <u16>ms, M_SPACE);
+        store<u16>(m, <u16>i8x16.bitmask(v128.or(isDigit, i8x16.le_u(i8x16.sub(b, k41), k19))), M_ENC);
         // the punctuation sets the detectors search for, when these units hold punctuation at all
         if ((mw | ms) != 0xffff) {
-          s0 |= <u64>i8x16.bitmask(v128.or(v128.or(i8x16.eq(b, k22), i8x16.eq(b, k27)), i8x16.eq(b, k60))) << sh;
-          s1 |= <u64>i8x16.bitmask(v128.or(v128.or(i8x16.eq(b, k3b), i8x16.eq(b, k3d)), i8x16.eq(b, k2a))) << sh;
-          s2 |= <u64>i8x16.bitmask(i8x16.eq(b, k3a)) << sh;
-          s3 |= <u64>i8x16.bitmask(i8x16.eq(b, k2e)) << sh;
-          s4 |= <u64>i8x16.bitmask(i8x16.eq(b, k3c)) << sh;
-          s5 |= <u64>i8x16.bitmask(v128.or(v128.or(i8x16.eq(b, k3b), i8x16.eq(b, k26)),
-            v128.or(i8x16.eq(b, k7c), i8x16.eq(b, k0a)))) << sh;
-          s6 |= <u64>i8x16.bitmask(v128.or(i8x16.eq(b, k25), i8x16.eq(b, k26))) << sh;
+          store<u16>(m, <u16>i8x16.bitmask(v128.or(v128.or(i8x16.eq(b, k22), i8x16.eq(b, k27)), i8x16.eq(b, k60))), M_SET + 8 * P_QUOTE);
+          store<u16>(m, <u16>i8x16.bitmask(v128.or(v128.or(i8x16.eq(b, k3b), i8x16.eq(b, k3d)), i8x16.eq(b, k2a))), M_SET + 8 * P_SQL);
+          store<u16>(m, <u16>i8x16.bitmask(i8x16.eq(b, k3a)), M_SET + 8 * P_COLON);
+          store<u16>(m, <u16>i8x16.bitmask(i8x16.eq(b, k2e)), M_SET + 8 * P_DOT);
+          store<u16>(m, <u16>i8x16.bitmask(i8x16.eq(b, k3c)), M_SET + 8 * P_LT);
+          store<u16>(m, <u16>i8x16.bitmask(v128.or(v128.or(i8x16.eq(b, k3b), i8x16.eq(b, k26)),
+            v128.or(i8x16.eq(b, k7c), i8x16.eq(b, k0a)))), M_SET + 8 * P_CMD);
+          store<u16>(m, <u16>i8x16.bitmask(v128.or(i8x16.eq(b, k25), i8x16.eq(b, k26))), M_SET + 8 * P_DEC);
         }
         // "0x" (hex-literal bytes for the path view), also across two steps: the '0' lanes moved
         // up one lane (the previous step's last lane first) against the 'x' lanes
@@ -549,6 +563,23 @@ export function literalFront(p: usize, n: i32, stopAtEscape: bool): u32 {
         hexAcc = v128.or(hexAcc, v128.and(i8x16.shuffle(zeroPrev, z, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30),
           i8x16.eq(fv, k78)));
         zeroPrev = z;
+      }
+      word = load<u64>(MASKS, M_WORD);
+      space = load<u64>(MASKS, M_SPACE);
+      enc = load<u64>(MASKS, M_ENC);
+      s0 = load<u64>(MASKS, M_SET + 8 * P_QUOTE);
+      s1 = load<u64>(MASKS, M_SET + 8 * P_SQL);
+      s2 = load<u64>(MASKS, M_SET + 8 * P_COLON);
+      s3 = load<u64>(MASKS, M_SET + 8 * P_DOT);
+      s4 = load<u64>(MASKS, M_SET + 8 * P_LT);
+      s5 = load<u64>(MASKS, M_SET + 8 * P_CMD);
+      s6 = load<u64>(MASKS, M_SET + 8 * P_DEC);
+      // the classes of the punctuation lanes, by table (one loop per block: fewer mispredicted exits)
+      let other = ~(word | space);
+      const q0 = p + (<usize>i << 1);
+      while (other != 0) {
+        mask |= load<u32>(TABLE + (<usize>load<u16>(q0 + (<usize>ctz(other) << 1)) << 2));
+        other &= other - 1;
       }
       // the windows of this block may reach two units into the next: fold those first
       if (i + 64 < n) store<u8>(folded + <usize>(i + 64), fold(at(p, i + 64)));
@@ -573,9 +604,8 @@ export function literalFront(p: usize, n: i32, stopAtEscape: bool): u32 {
         s4 |= ((code >> 4) & 1) << <u64>j;
         s5 |= ((code >> 5) & 1) << <u64>j;
         s6 |= ((code >> 6) & 1) << <u64>j;
-        const k = cls(c);
-        if ((k & 2) != 0) word |= <u64>1 << <u64>j;
-        else if ((k & 1) != 0) space |= <u64>1 << <u64>j;
+        if ((cls(c) & 2) != 0) word |= <u64>1 << <u64>j;
+        else if (c == 32) space |= <u64>1 << <u64>j;
         if (c - 65 < 26 || c - 48 < 10) enc |= <u64>1 << <u64>j;
         if (c == 48) zeroCarry = 1;
         else {
@@ -632,6 +662,8 @@ export function literalFront(p: usize, n: i32, stopAtEscape: bool): u32 {
   if (v128.any_true(anyDigit)) mask |= C_DIGIT;
   if (v128.any_true(anySpace)) mask |= C_SPACE;
   if (v128.any_true(anyHigh)) mask |= C_NONASCII;
+  if (v128.any_true(anyUnder)) mask |= C_UNDERSCORE;
+  if (v128.any_true(anyDollar)) mask |= C_DOLLAR;
   return mask;
 }
 
