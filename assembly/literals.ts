@@ -716,16 +716,35 @@ export function literalVerify(onlyKind: i32): void {
 function everyPosition(p: usize, n: i32, onlyKind: i32): void {
   sqlAnchorCount = 0;
   sqlAnchorsOverflow = false;
-  let a = fold(at(p, 0));
-  let b = fold(at(p, 1));
-  let hex = false;
-  for (let i = 0; i + 2 < n; i++) {
-    const c = fold(at(p, i + 2));
-    hex = hex || (a == 48 && b == 120);
-    const h = hash3(a, b, c);
-    if ((load<u8>(bitmap + (h >> 3)) & (1 << (h & 7))) != 0) checkBucket(h, i, onlyKind);
-    a = b;
-    b = c;
+  // eight window hashes at a time (units folded in 16-bit lanes: c < 128 ? c | 32 : 127)
+  const x20 = i16x8.splat(0x20);
+  const x7f = i16x8.splat(0x7f);
+  let hexV = i16x8.splat(0);
+  let i = 0;
+  for (; i + 10 <= n; i += 8) {
+    const q = p + (<usize>i << 1);
+    const f0 = i16x8.min_u(v128.or(v128.load(q), x20), x7f);
+    const f1 = i16x8.min_u(v128.or(v128.load(q, 2), x20), x7f);
+    const f2 = i16x8.min_u(v128.or(v128.load(q, 4), x20), x7f);
+    hexV = v128.or(hexV, v128.and(i16x8.eq(f0, i16x8.splat(48)), i16x8.eq(f1, i16x8.splat(120))));
+    v128.store(HASHES, v128.xor(v128.xor(i16x8.shl(f0, 9), i16x8.shl(f1, 4)), f2));
+    for (let l = 0; l < 8; l++) {
+      const h = <u32>load<u16>(HASHES + (<usize>l << 1));
+      if ((load<u8>(bitmap + (h >> 3)) & (1 << (h & 7))) != 0) checkBucket(h, i + l, onlyKind);
+    }
+  }
+  let hex = v128.any_true(hexV);
+  if (i + 2 < n) {
+    let a = fold(at(p, i));
+    let b = fold(at(p, i + 1));
+    for (; i + 2 < n; i++) {
+      const c = fold(at(p, i + 2));
+      hex = hex || (a == 48 && b == 120);
+      const h = hash3(a, b, c);
+      if ((load<u8>(bitmap + (h >> 3)) & (1 << (h & 7))) != 0) checkBucket(h, i, onlyKind);
+      a = b;
+      b = c;
+    }
   }
   sawHexByte = hex;
 }
