@@ -3,7 +3,7 @@
 // left-to-right scan. Tolerant by construction: anything malformed is kept literally.
 // Output is never longer than the input.
 
-import { at, isHex, hexVal, isDigit, find2, findP, punctValid, P_DEC } from './text';
+import { at, isHex, hexVal, isDigit, find2, punctValid, punctWord, P_DEC } from './text';
 import { matchEntity } from './tables/entities';
 
 export let decodeChanged = false;
@@ -219,7 +219,7 @@ export function decodeOnce(src: usize, n: i32, dst: usize): i32 {
       continue;
     }
     // a plain run up to the next '%' or '&': one search and one copy
-    const j = punctValid(src, n) ? findP(src, i + 1, n, P_DEC, 37, 38, 38, 38) : find2(src, i + 1, n, 37, 38);
+    const j = find2(src, i + 1, n, 37, 38);
     memory.copy(dst + (<usize>o << 1), src + (<usize>i << 1), <usize>(j - i) << 1);
     o += j - i;
     i = j;
@@ -230,8 +230,20 @@ export function decodeOnce(src: usize, n: i32, dst: usize): i32 {
 
 /** True when decodeOnce would change something: used for the excess-encoding finding. */
 export function hasDecodable(src: usize, n: i32): bool {
+  if (punctValid(src, n)) {
+    // the front pass's bitmap of '%' and '&': one bit per candidate, whatever the density
+    const blocks = (n + 63) >> 6;
+    for (let blk = 0; blk < blocks; blk++) {
+      let w = punctWord(blk, P_DEC);
+      while (w != 0) {
+        if (decodableAt(src, (blk << 6) + <i32>ctz(w), n)) return true;
+        w &= w - 1;
+      }
+    }
+    return false;
+  }
   for (let i = 0; i < n; i++) {
-    i = punctValid(src, n) ? findP(src, i, n, P_DEC, 37, 38, 38, 38) : find2(src, i, n, 37, 38);
+    i = find2(src, i, n, 37, 38);
     if (i >= n) return false;
     if (decodableAt(src, i, n)) return true;
   }
@@ -239,7 +251,7 @@ export function hasDecodable(src: usize, n: i32): bool {
 }
 
 /** The '%' or '&' at i starts an escape decodeOnce decodes. */
-export function decodableAt(src: usize, i: i32, n: i32): bool {
+@inline export function decodableAt(src: usize, i: i32, n: i32): bool {
   const c = at(src, i);
   if (c == 37) {
     if (pctByte(src, i, n) >= 0 || lenientSlash(src, i, n) >= 0) return true;

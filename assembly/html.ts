@@ -4,7 +4,7 @@
 // never raw substrings of the whole value. Linear: every construct is consumed once, and the
 // one rescan (of a construct left open at the end of input) happens at most once per value.
 
-import { at, lower, isAlpha, isAlnum, isSpace, hashLower, findP, countOf, P_LT, P_QUOTE, P_COLON } from './text';
+import { at, lower, isAlpha, isAlnum, isSpace, hashLower, find1, findP, countOf, P_LT, P_QUOTE, P_COLON } from './text';
 import {
   K_HTML_TAG, K_HTML_EVENT_ATTR, K_HTML_ATTR_NAME, K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR,
   K_ATTR_BREAKOUT, K_JS_BREAKOUT, firstRule, nextRule, ruleEnabled, paramIndex, paramCount,
@@ -375,12 +375,21 @@ function scanTags(from: i32): void {
         // browsers close "<!-->" and "<!--->" at once, and accept "--!>" as an end
         if (k < len && at(txt, k) == 62) { i = k + 1; continue; }
         if (k + 1 < len && at(txt, k) == 45 && at(txt, k + 1) == 62) { i = k + 2; continue; }
-        while (k + 2 < len && !(at(txt, k) == 45 && at(txt, k + 1) == 45 && (at(txt, k + 2) == 62 ||
-          (at(txt, k + 2) == 33 && k + 3 < len && at(txt, k + 3) == 62)))) k++;
-        if (k + 2 >= len) { if (!rescanned && swallowedAt < 0) swallowedAt = i + 4; return; }
-        i = at(txt, k + 2) == 62 ? k + 3 : k + 4;
+        // the end is the first '>' after "--" or "--!" that starts at or after k: found by its
+        // '>', eight units at a time (a comment holds few of them)
+        const k0 = k;
+        let m = k;
+        while (true) {
+          m = find1(txt, m, len, 62);
+          if (m >= len) break;
+          if (m - 2 >= k0 && at(txt, m - 1) == 45 && at(txt, m - 2) == 45) break;
+          if (m - 3 >= k0 && at(txt, m - 1) == 33 && at(txt, m - 2) == 45 && at(txt, m - 3) == 45) break;
+          m++;
+        }
+        if (m >= len) { if (!rescanned && swallowedAt < 0) swallowedAt = i + 4; return; }
+        i = m + 1;
       } else {
-        while (k < len && at(txt, k) != 62) k++;
+        k = find1(txt, k, len, 62);
         if (k >= len) { if (!rescanned && swallowedAt < 0) swallowedAt = i + 2; return; }
         i = k + 1;
       }

@@ -246,6 +246,11 @@ export function punctReset(): void {
   return p == punctTxt && n == punctLen;
 }
 
+/** The bits of set `set` for units [blk * 64, blk * 64 + 64) (the bitmaps must be valid: punctValid). */
+@inline export function punctWord(blk: i32, set: i32): u64 {
+  return load<u64>(punctBits + ((<usize>blk * P_SETS + <usize>set) << 3));
+}
+
 /** Next unit of set `set` in p[i, n), or n. `c1`..`c4`: the same characters, for the fallback search. */
 export function findP(p: usize, i: i32, n: i32, set: i32, c1: u32, c2: u32, c3: u32, c4: u32): i32 {
   if (p != punctTxt || n != punctLen) return find4(p, i, n, c1, c2, c3, c4);
