@@ -252,7 +252,7 @@ export function punctReset(): void {
 }
 
 /** Next unit of set `set` in p[i, n), or n. `c1`..`c4`: the same characters, for the fallback search. */
-export function findP(p: usize, i: i32, n: i32, set: i32, c1: u32, c2: u32, c3: u32, c4: u32): i32 {
+@inline export function findP(p: usize, i: i32, n: i32, set: i32, c1: u32, c2: u32, c3: u32, c4: u32): i32 {
   if (p != punctTxt || n != punctLen) return find4(p, i, n, c1, c2, c3, c4);
   if (i >= n) return n;
   let blk = i >> 6;
