@@ -136,14 +136,9 @@ function separators(): void {
   while (i < len) {
     let sep = at(txt, i);
     if (!(sep == 59 || sep == 38 || sep == 124 || sep == 10)) {
-      const stop = i + 8 < len ? i + 8 : len;
-      i++;
-      while (i < stop) { sep = at(txt, i); if (sep == 59 || sep == 38 || sep == 124 || sep == 10) break; i++; }
-      if (i >= stop) {
-        i = findP(txt, i, len, P_CMD, 59, 38, 124, 10);
-        if (i >= len) return;
-        sep = at(txt, i);
-      }
+      i = findP(txt, i, len, P_CMD, 59, 38, 124, 10);
+      if (i >= len) return;
+      sep = at(txt, i);
     }
     // markdown code fences: the lines of a fenced block are documentation, not input to a shell
     while (fenceAt < i) { inFence = !inFence; fenceAt = nextFence(fenceAt + 3); }

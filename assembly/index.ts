@@ -170,7 +170,10 @@ export function scan_batch(): i32 {
     // (a front pass that stopped at an escape knows the value decodes: the classes it has so
     // far are enough to start the pipeline, which reads the whole value anyway)
     if (fronted && frontStopped) mask |= C_PCT;
-    if ((mask & (C_PCT | C_AMP | C_NONASCII)) != 0) {
+    // a front pass that read the whole value looked at every '%' and '&' (none decodes): only
+    // non-ASCII text still needs the pipeline (NFKC)
+    const pipeline = fronted && !frontStopped ? (mask & C_NONASCII) != 0 : (mask & (C_PCT | C_AMP | C_NONASCII)) != 0;
+    if (pipeline) {
       runPipelineClassified(vPtr, vLen, (mask & C_NONASCII) != 0 || (fronted && frontStopped));
       if (outPtr != vPtr) {
         store<u8>(changed + <usize>i, 1); // bit 0: the pipeline changed the value
