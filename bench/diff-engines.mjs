@@ -1,6 +1,6 @@
 // Differential check for engine changes that should not change what is detected (speed work):
-// scans the development corpus, every vector file and 200,000 seeded token-soup strings with two
-// builds of the bindings and prints every value whose findings differ.
+// scans the development corpus, every vector file, 200,000 short and 10,000 long seeded
+// token-soup strings with two builds of the bindings and prints every value whose findings differ.
 //
 //   git worktree add /tmp/base <commit> && (cd /tmp/base && ln -s "$PWD/../<repo>/node_modules" . && npm run build)
 //   node bench/diff-engines.mjs /tmp/base/dist/bindings/index.js [dist/bindings/index.js]
@@ -40,6 +40,19 @@ for (let i = 0; i < 200_000; i++) {
   const n = 1 + Math.floor(rand() * 14);
   let s = '';
   for (let j = 0; j < n; j++) s += T[Math.floor(rand() * T.length)];
+  inputs.push(s);
+}
+
+// long values (past the engine's 64-unit blocks): the same soup with encoded, full-width and
+// invisible pieces and other white space, so that vector passes, block edges, decoding and NFKC
+// are all exercised
+const L = [...T, '%3Cscript%3E', '%2e%2e%2f', '&lt;', '&#x3c;', '&amp;', '%', '&', '\t', '\r\n', '\u00a0', 'caf\u00e9',
+  '\uff53\uff43\uff52\uff49\uff50\uff54', '\u200b', '0x2f', '$(', '`', '|', '{{7*7}}', '${', 'http://example.com/a?b=c',
+  '<!--', '-->', '<!ENTITY', 'Lorem ipsum dolor sit amet, ', 'The quick brown fox. '];
+for (let i = 0; i < 10_000; i++) {
+  const n = 20 + Math.floor(rand() * 400);
+  let s = '';
+  for (let j = 0; j < n; j++) s += L[Math.floor(rand() * L.length)];
   inputs.push(s);
 }
 
