@@ -5,7 +5,7 @@
 // engine's internals is. Linear: each delimiter pair is searched left to right once, and a
 // missing closer ends the search for that pair.
 
-import { at, lower, isAlpha, isAlnum, isSpace, isDigit, find1 } from './text';
+import { at, lower, isAlpha, isAlnum, isSpace, isDigit, find1, find1Near } from './text';
 import {
   K_TEMPLATE_EXPR, K_TEMPLATE_NAME, K_SSTI_DUNDER, firstRule, nextRule, ruleEnabled, paramCount,
   paramPtr, paramLen, ruleWithWord, enabledRule,
@@ -147,7 +147,7 @@ function pairs(r: i32, w: usize, wl: i32, mask: u32, need: u32): void {
   const cfirst = <u32>load<u8>(cw);
   let i = 0;
   while (i < len) {
-    i = find1(txt, i, len, first);
+    i = find1Near(txt, i, len, first);
     if (i >= len) return;
     if (!openerAt(w, ol, i)) { i++; continue; }
     const cs = i + ol;
@@ -155,7 +155,7 @@ function pairs(r: i32, w: usize, wl: i32, mask: u32, need: u32): void {
     let j = cs;
     let found = -1;
     while (j < len) {
-      j = find1(txt, j, len, cfirst);
+      j = find1Near(txt, j, len, cfirst);
       if (j >= len) break;
       if (openerAt(cw, cl, j)) { found = j; break; }
       j++;

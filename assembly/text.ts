@@ -124,6 +124,13 @@ export function find1(p: usize, i: i32, n: i32, c: u32): i32 {
   return i;
 }
 
+/** Next c in p[i, n), the first four units looked at one by one (dense input: no vector search per hit). */
+@inline export function find1Near(p: usize, i: i32, n: i32, c: u32): i32 {
+  const stop = i + 4 < n ? i + 4 : n;
+  for (; i < stop; i++) if (at(p, i) == c) return i;
+  return i < n ? find1(p, i, n, c) : n;
+}
+
 /** Next c1 or c2 in p[i, n). */
 export function find2(p: usize, i: i32, n: i32, c1: u32, c2: u32): i32 {
   const v1 = i16x8.splat(<i16>c1);
