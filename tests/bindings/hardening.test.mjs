@@ -113,3 +113,30 @@ describe('punctuation bitmaps never outlive their text', () => {
     expect(e.scanValues([quiet, tags])[1].map((f) => f.rule)).toContain('patterns.xss.script-tag');
   });
 });
+
+describe('views of the engine memory', () => {
+  // the bindings keep typed views of the wasm memory and remake them only when they went stale:
+  // memory growth detaches the old buffer, and a trap makes a new instance with a memory of its own
+  const small = ['<script>alert(1)</script>', "1' OR '1'='1", 'plain words', '../../etc/passwd'];
+  const expected = new Engine().scanValues(small).map((fs) => fs.map((f) => `${f.rule}@${f.start}`));
+  const same = (engine) => engine.scanValues(small).map((fs) => fs.map((f) => `${f.rule}@${f.start}`));
+
+  it('findings stay right after the memory grows', () => {
+    const engine = new Engine({ maxValueLength: 4_000_000 });
+    expect(same(engine)).toEqual(expected);
+    // a 3 MB value (6 MB of UTF-16 plus the engine's own tables) grows the 256 KB start memory
+    const big = `${'lorem ipsum '.repeat(250_000)}<svg onload=alert(1)>`;
+    expect(engine.scan(big).map((f) => f.rule)).toContain('patterns.xss.event-handler');
+    expect(same(engine)).toEqual(expected);
+    expect(engine.decode('%3Cb%3E')).toBe('<b>');
+  });
+
+  it('findings stay right after the engine is made anew (a trap)', () => {
+    // a memory cap too small for the value: the scan traps, the engine is instantiated again
+    const engine = new Engine({ maxValueLength: 4_000_000, maxMemoryMiB: 2 });
+    expect(same(engine)).toEqual(expected);
+    const f = engine.scan('x'.repeat(3_000_000));
+    expect(f.map((x) => x.rule)).toEqual(['patterns.engine.fault']);
+    expect(same(engine)).toEqual(expected);
+  });
+});
