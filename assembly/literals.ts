@@ -713,6 +713,11 @@ export function literalVerify(onlyKind: i32): void {
   }
 }
 
+/** The window at i has hash h: verified when the bitmap holds h. */
+@inline function hashHit(h: u32, i: i32, onlyKind: i32): void {
+  if ((load<u8>(bitmap + (h >> 3)) & (1 << (h & 7))) != 0) checkBucket(h, i, onlyKind);
+}
+
 function everyPosition(p: usize, n: i32, onlyKind: i32): void {
   sqlAnchorCount = 0;
   sqlAnchorsOverflow = false;
@@ -727,11 +732,17 @@ function everyPosition(p: usize, n: i32, onlyKind: i32): void {
     const f1 = i16x8.min_u(v128.or(v128.load(q, 2), x20), x7f);
     const f2 = i16x8.min_u(v128.or(v128.load(q, 4), x20), x7f);
     hexV = v128.or(hexV, v128.and(i16x8.eq(f0, i16x8.splat(48)), i16x8.eq(f1, i16x8.splat(120))));
-    v128.store(HASHES, v128.xor(v128.xor(i16x8.shl(f0, 9), i16x8.shl(f1, 4)), f2));
-    for (let l = 0; l < 8; l++) {
-      const h = <u32>load<u16>(HASHES + (<usize>l << 1));
-      if ((load<u8>(bitmap + (h >> 3)) & (1 << (h & 7))) != 0) checkBucket(h, i + l, onlyKind);
-    }
+    // lanes read by constant index: a load right after a vector store of the same bytes would
+    // wait for the store (measured: most of this function's time)
+    const h = v128.xor(v128.xor(i16x8.shl(f0, 9), i16x8.shl(f1, 4)), f2);
+    hashHit(i16x8.extract_lane_u(h, 0), i, onlyKind);
+    hashHit(i16x8.extract_lane_u(h, 1), i + 1, onlyKind);
+    hashHit(i16x8.extract_lane_u(h, 2), i + 2, onlyKind);
+    hashHit(i16x8.extract_lane_u(h, 3), i + 3, onlyKind);
+    hashHit(i16x8.extract_lane_u(h, 4), i + 4, onlyKind);
+    hashHit(i16x8.extract_lane_u(h, 5), i + 5, onlyKind);
+    hashHit(i16x8.extract_lane_u(h, 6), i + 6, onlyKind);
+    hashHit(i16x8.extract_lane_u(h, 7), i + 7, onlyKind);
   }
   let hex = v128.any_true(hexV);
   if (i + 2 < n) {
