@@ -498,6 +498,9 @@ function scanBreakouts(): void {
     // a quote right before another quote starts nothing (neither "on..." nor an operator follows)
     q = i + 1 < len ? at(txt, i + 1) : 0;
     if (q == 34 || q == 39 || q == 96) continue;
+    // a letter or digit right after the quote: no white space, '/' or operator, so only "on..."
+    // can follow (the common case in text: "don't", "it's", {"a":...)
+    if (isAlnum(q) && (q | 32) != 111) continue;
     let j = i + 1;
     if (rAttr >= 0) {
       while (j < len && (sp(at(txt, j)) || at(txt, j) == 47)) j++;
