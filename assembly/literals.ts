@@ -458,6 +458,7 @@ export let frontStopped = false;
 export function literalFront(p: usize, n: i32, stopAtEscape: bool): u32 {
   punctReset();
   frontStopped = false;
+  frontLen = -1; // set again when the whole value has been read
   sawHexByte = false;
   txt = p;
   len = n;
