@@ -149,7 +149,11 @@ function separators(): void {
     if ((sep == 38 || sep == 124) && j < len && at(txt, j) == sep) j++; // && ||
     // a command starts with a letter or '/', after white space, quotes or '+': a quick "no" for &# |= ;)
     const c0: u32 = j < len ? at(txt, j) : 0;
-    if (!(isAlpha(c0) || c0 == 47 || gap(c0) || isQuote(c0) || c0 == 43)) { i = j; continue; }
+    if (!(isAlpha(c0) || c0 == 47 || gap(c0) || isQuote(c0) || c0 == 43)) {
+      // past c0 too, unless it is a separator itself ("&#&#...": one step per '&', no search)
+      i = c0 == 59 || c0 == 38 || c0 == 124 || c0 == 10 ? j : j + 1;
+      continue;
+    }
     if (commandAt(j)) {
       let r = rRare ? commandRule(K_SHELL_RARE) : -1;
       if (r < 0 && rCmd) {
