@@ -1,7 +1,10 @@
 // One pass finds every literal parameter of the literal-matching rule kinds (substring, js-call,
-// path-wrapper, path-file, sql-phrase) with a filter on three-character windows: a bitmap of
-// the windows that start any literal, and per window a list of (rule, param) to verify. The
-// verification applies each kind's boundary rules. Cost per character: one hash and one bit test.
+// path-wrapper, path-file, sql-phrase, sql-union, sql-call) with a filter on three-character
+// windows: a bitmap of the windows that start any literal, and per window a list of (rule,
+// param) to verify. The verification applies each kind's boundary rules. Long values take it in
+// two halves (literalFront: classes, punctuation bitmaps and the candidates whose window is in
+// the bitmap; literalVerify: the lists, once the value is final); short ones in one
+// (everyPosition). Cost per candidate: one hash and one bit test.
 
 import {
   at, lower, isAlnum, isSpace, initText, cls, pathLiteralAt, punctSet, punctReset, psetInit, PSET, P_SETS, splat8,
