@@ -431,6 +431,9 @@ function innerRun(s: i32, e: i32): void {
 // The window hashes of one 64-unit block, one u16 per start position (computed eight lanes at a time).
 const HASHES = memory.data(64 * 2);
 
+// The last, partial block of a value, padded to 64 units (literalFront).
+const TAIL = memory.data(64 * 2);
+
 // The masks of one 64-unit block, a u64 each: each sixteen-unit group stores its sixteen bits
 // (one u16 store at a constant offset), and the block reads the u64 once; assembling them with
 // shifts and ORs cost more (measured).
@@ -482,7 +485,6 @@ export function literalFront(p: usize, n: i32, stopAtEscape: bool): u32 {
   psetInit();
   const last = n - 2; // a literal needs three units
   let prevWord: u64 = 0;
-  let hex = false;
   // the loop's vector constants (splat8: made once, not at every use)
   const cap = i16x8.extend_low_i8x16_u(splat8(0xff));
   const k00 = splat8(0);
@@ -517,110 +519,87 @@ export function literalFront(p: usize, n: i32, stopAtEscape: bool): u32 {
     let space: u64 = 0;
     let enc: u64 = 0;
     let s0: u64 = 0, s1: u64 = 0, s2: u64 = 0, s3: u64 = 0, s4: u64 = 0, s5: u64 = 0, s6: u64 = 0; // the punctuation sets
-    let lanes = 64;
-    if (i + 64 <= n) {
-      // groups without punctuation store no sets: theirs stay zero
-      for (let k = 0; k < P_SETS; k++) store<u64>(MASKS + <usize>(k << 3), 0, M_SET);
-      for (let g = 0; g < 64; g += 16) {
-        const q = p + (<usize>(i + g) << 1);
-        const b = i8x16.narrow_i16x8_u(i16x8.min_u(v128.load(q), cap), i16x8.min_u(v128.load(q, 16), cap));
-        const fv = i8x16.min_u(v128.or(b, k20), k7f);
-        v128.store(folded + <usize>(i + g), fv);
-        const isDigit = i8x16.le_u(i8x16.sub(b, k30), k09);
-        const isAlpha = i8x16.le_u(i8x16.sub(fv, k61), k19);
-        const isHigh = i8x16.lt_s(b, k00);
-        const isUnder = i8x16.eq(b, k5f);
-        const isDollar = i8x16.eq(b, k24);
-        const isWordV = v128.or(v128.or(isDigit, isAlpha), v128.or(v128.or(isUnder, isDollar), isHigh));
-        // only ' ' counts as space here: other white space (a line break among it, so that the
-        // command separators are in the sets below) is punctuation, where no literal starts
-        const isSpaceV = i8x16.eq(b, k20);
-        // the character classes: letters, digits, ' ', '_', '$' and non-ASCII by vector, the rest
-        // (the punctuation lanes) by table
-        anyAlpha = v128.or(anyAlpha, isAlpha);
-        anyDigit = v128.or(anyDigit, isDigit);
-        anySpace = v128.or(anySpace, isSpaceV);
-        anyHigh = v128.or(anyHigh, isHigh);
-        anyUnder = v128.or(anyUnder, isUnder);
-        anyDollar = v128.or(anyDollar, isDollar);
-        // this group's sixteen bits of each mask (MASKS: the block's masks, sixteen lanes a part)
-        const m = MASKS + <usize>(g >> 3);
-        const mw = <u32>i8x16.bitmask(isWordV);
-        const ms = <u32>i8x16.bitmask(isSpaceV);
-        store<u16>(m, <u16>mw, M_WORD);
-        store<u16>(m, <u16>ms, M_SPACE);
-        store<u16>(m, <u16>i8x16.bitmask(v128.or(isDigit, i8x16.le_u(i8x16.sub(b, k41), k19))), M_ENC);
-        // the punctuation sets the detectors search for, when these units hold punctuation at all
-        if ((mw | ms) != 0xffff) {
-          store<u16>(m, <u16>i8x16.bitmask(v128.or(v128.or(i8x16.eq(b, k22), i8x16.eq(b, k27)), i8x16.eq(b, k60))), M_SET + 8 * P_QUOTE);
-          store<u16>(m, <u16>i8x16.bitmask(v128.or(v128.or(i8x16.eq(b, k3b), i8x16.eq(b, k3d)), i8x16.eq(b, k2a))), M_SET + 8 * P_SQL);
-          store<u16>(m, <u16>i8x16.bitmask(i8x16.eq(b, k3a)), M_SET + 8 * P_COLON);
-          store<u16>(m, <u16>i8x16.bitmask(i8x16.eq(b, k2e)), M_SET + 8 * P_DOT);
-          store<u16>(m, <u16>i8x16.bitmask(i8x16.eq(b, k3c)), M_SET + 8 * P_LT);
-          store<u16>(m, <u16>i8x16.bitmask(v128.or(v128.or(i8x16.eq(b, k3b), i8x16.eq(b, k26)),
-            v128.or(i8x16.eq(b, k7c), i8x16.eq(b, k0a)))), M_SET + 8 * P_CMD);
-          store<u16>(m, <u16>i8x16.bitmask(v128.or(i8x16.eq(b, k25), i8x16.eq(b, k26))), M_SET + 8 * P_DEC);
-        }
-        // "0x" (hex-literal bytes for the path view), also across two steps: the '0' lanes moved
-        // up one lane (the previous step's last lane first) against the 'x' lanes
-        const z = i8x16.eq(b, k30);
-        hexAcc = v128.or(hexAcc, v128.and(i8x16.shuffle(zeroPrev, z, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30),
-          i8x16.eq(fv, k78)));
-        zeroPrev = z;
+    const lanes = n - i < 64 ? n - i : 64;
+    let src = p + (<usize>i << 1);
+    if (lanes < 64) {
+      // the last, partial block: its units are copied into a block padded with U+0000, so that
+      // the vector steps read nothing past the value; the padding lanes are masked off below
+      memory.copy(TAIL, src, <usize>lanes << 1);
+      memory.fill(TAIL + (<usize>lanes << 1), 0, <usize>(64 - lanes) << 1);
+      src = TAIL;
+    }
+    // groups without punctuation store no sets: theirs stay zero
+    for (let k = 0; k < P_SETS; k++) store<u64>(MASKS + <usize>(k << 3), 0, M_SET);
+    for (let g = 0; g < 64; g += 16) {
+      const q = src + (<usize>g << 1);
+      const b = i8x16.narrow_i16x8_u(i16x8.min_u(v128.load(q), cap), i16x8.min_u(v128.load(q, 16), cap));
+      const fv = i8x16.min_u(v128.or(b, k20), k7f);
+      v128.store(folded + <usize>(i + g), fv);
+      const isDigit = i8x16.le_u(i8x16.sub(b, k30), k09);
+      const isAlpha = i8x16.le_u(i8x16.sub(fv, k61), k19);
+      const isHigh = i8x16.lt_s(b, k00);
+      const isUnder = i8x16.eq(b, k5f);
+      const isDollar = i8x16.eq(b, k24);
+      const isWordV = v128.or(v128.or(isDigit, isAlpha), v128.or(v128.or(isUnder, isDollar), isHigh));
+      // only ' ' counts as space here: other white space (a line break among it, so that the
+      // command separators are in the sets below) is punctuation, where no literal starts
+      const isSpaceV = i8x16.eq(b, k20);
+      // the character classes: letters, digits, ' ', '_', '$' and non-ASCII by vector, the rest
+      // (the punctuation lanes) by table
+      anyAlpha = v128.or(anyAlpha, isAlpha);
+      anyDigit = v128.or(anyDigit, isDigit);
+      anySpace = v128.or(anySpace, isSpaceV);
+      anyHigh = v128.or(anyHigh, isHigh);
+      anyUnder = v128.or(anyUnder, isUnder);
+      anyDollar = v128.or(anyDollar, isDollar);
+      // this group's sixteen bits of each mask (MASKS: the block's masks, sixteen lanes a part)
+      const m = MASKS + <usize>(g >> 3);
+      const mw = <u32>i8x16.bitmask(isWordV);
+      const ms = <u32>i8x16.bitmask(isSpaceV);
+      store<u16>(m, <u16>mw, M_WORD);
+      store<u16>(m, <u16>ms, M_SPACE);
+      store<u16>(m, <u16>i8x16.bitmask(v128.or(isDigit, i8x16.le_u(i8x16.sub(b, k41), k19))), M_ENC);
+      // the punctuation sets the detectors search for, when these units hold punctuation at all
+      if ((mw | ms) != 0xffff) {
+        store<u16>(m, <u16>i8x16.bitmask(v128.or(v128.or(i8x16.eq(b, k22), i8x16.eq(b, k27)), i8x16.eq(b, k60))), M_SET + 8 * P_QUOTE);
+        store<u16>(m, <u16>i8x16.bitmask(v128.or(v128.or(i8x16.eq(b, k3b), i8x16.eq(b, k3d)), i8x16.eq(b, k2a))), M_SET + 8 * P_SQL);
+        store<u16>(m, <u16>i8x16.bitmask(i8x16.eq(b, k3a)), M_SET + 8 * P_COLON);
+        store<u16>(m, <u16>i8x16.bitmask(i8x16.eq(b, k2e)), M_SET + 8 * P_DOT);
+        store<u16>(m, <u16>i8x16.bitmask(i8x16.eq(b, k3c)), M_SET + 8 * P_LT);
+        store<u16>(m, <u16>i8x16.bitmask(v128.or(v128.or(i8x16.eq(b, k3b), i8x16.eq(b, k26)),
+          v128.or(i8x16.eq(b, k7c), i8x16.eq(b, k0a)))), M_SET + 8 * P_CMD);
+        store<u16>(m, <u16>i8x16.bitmask(v128.or(i8x16.eq(b, k25), i8x16.eq(b, k26))), M_SET + 8 * P_DEC);
       }
-      word = load<u64>(MASKS, M_WORD);
-      space = load<u64>(MASKS, M_SPACE);
-      enc = load<u64>(MASKS, M_ENC);
-      s0 = load<u64>(MASKS, M_SET + 8 * P_QUOTE);
-      s1 = load<u64>(MASKS, M_SET + 8 * P_SQL);
-      s2 = load<u64>(MASKS, M_SET + 8 * P_COLON);
-      s3 = load<u64>(MASKS, M_SET + 8 * P_DOT);
-      s4 = load<u64>(MASKS, M_SET + 8 * P_LT);
-      s5 = load<u64>(MASKS, M_SET + 8 * P_CMD);
-      s6 = load<u64>(MASKS, M_SET + 8 * P_DEC);
-      // the classes of the punctuation lanes, by table (one loop per block: fewer mispredicted exits)
-      let other = ~(word | space);
-      const q0 = p + (<usize>i << 1);
-      while (other != 0) {
-        mask |= load<u32>(TABLE + (<usize>load<u16>(q0 + (<usize>ctz(other) << 1)) << 2));
-        other &= other - 1;
-      }
-      // the windows of this block may reach two units into the next: fold those first
-      if (i + 64 < n) store<u8>(folded + <usize>(i + 64), fold(at(p, i + 64)));
-      if (i + 65 < n) store<u8>(folded + <usize>(i + 65), fold(at(p, i + 65)));
-      for (let k = 0; k < 64; k += 8) {
-        const f0 = folded + <usize>(i + k);
-        const h = v128.xor(v128.xor(i16x8.shl(v128.load8x8_u(f0), 9), i16x8.shl(v128.load8x8_u(f0, 1), 4)), v128.load8x8_u(f0, 2));
-        v128.store(HASHES + (<usize>k << 1), h);
-      }
-    } else {
-      lanes = n - i;
-      let zeroCarry: u32 = i8x16.extract_lane_u(zeroPrev, 15) != 0 ? 1 : 0;
-      for (let j = 0; j < lanes; j++) {
-        const c = at(p, i + j);
-        mask |= c < 128 ? load<u32>(TABLE + (<usize>c << 2)) : C_NONASCII;
-        store<u8>(folded + <usize>(i + j), fold(c));
-        const code = <u64>(c < 128 ? load<u8>(PSET + <usize>c) : 0);
-        s0 |= (code & 1) << <u64>j;
-        s1 |= ((code >> 1) & 1) << <u64>j;
-        s2 |= ((code >> 2) & 1) << <u64>j;
-        s3 |= ((code >> 3) & 1) << <u64>j;
-        s4 |= ((code >> 4) & 1) << <u64>j;
-        s5 |= ((code >> 5) & 1) << <u64>j;
-        s6 |= ((code >> 6) & 1) << <u64>j;
-        if ((cls(c) & 2) != 0) word |= <u64>1 << <u64>j;
-        else if (c == 32) space |= <u64>1 << <u64>j;
-        if (c - 65 < 26 || c - 48 < 10) enc |= <u64>1 << <u64>j;
-        if (c == 48) zeroCarry = 1;
-        else {
-          if (zeroCarry != 0 && (c | 32) == 120) hex = true;
-          zeroCarry = 0;
-        }
-      }
-      for (let j = 0; j + 2 < lanes; j++) {
-        const f0 = folded + <usize>(i + j);
-        store<u16>(HASHES + (<usize>j << 1), <u16>hash3(load<u8>(f0), load<u8>(f0, 1), load<u8>(f0, 2)));
-      }
+      // "0x" (hex-literal bytes for the path view), also across two steps: the '0' lanes moved
+      // up one lane (the previous step's last lane first) against the 'x' lanes
+      const z = i8x16.eq(b, k30);
+      hexAcc = v128.or(hexAcc, v128.and(i8x16.shuffle(zeroPrev, z, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30),
+        i8x16.eq(fv, k78)));
+      zeroPrev = z;
+    }
+    word = load<u64>(MASKS, M_WORD);
+    space = load<u64>(MASKS, M_SPACE);
+    enc = load<u64>(MASKS, M_ENC);
+    s0 = load<u64>(MASKS, M_SET + 8 * P_QUOTE);
+    s1 = load<u64>(MASKS, M_SET + 8 * P_SQL);
+    s2 = load<u64>(MASKS, M_SET + 8 * P_COLON);
+    s3 = load<u64>(MASKS, M_SET + 8 * P_DOT);
+    s4 = load<u64>(MASKS, M_SET + 8 * P_LT);
+    s5 = load<u64>(MASKS, M_SET + 8 * P_CMD);
+    s6 = load<u64>(MASKS, M_SET + 8 * P_DEC);
+    // the classes of the punctuation lanes, by table (one loop per block: fewer mispredicted exits)
+    let other = ~(word | space) & (lanes == 64 ? <u64>-1 : (<u64>1 << <u64>lanes) - 1);
+    while (other != 0) {
+      mask |= load<u32>(TABLE + (<usize>load<u16>(src + (<usize>ctz(other) << 1)) << 2));
+      other &= other - 1;
+    }
+    // the windows of this block may reach two units into the next: fold those first
+    if (i + 64 < n) store<u8>(folded + <usize>(i + 64), fold(at(p, i + 64)));
+    if (i + 65 < n) store<u8>(folded + <usize>(i + 65), fold(at(p, i + 65)));
+    for (let k = 0; k < 64; k += 8) {
+      const f0 = folded + <usize>(i + k);
+      const h = v128.xor(v128.xor(i16x8.shl(v128.load8x8_u(f0), 9), i16x8.shl(v128.load8x8_u(f0, 1), 4)), v128.load8x8_u(f0, 2));
+      v128.store(HASHES + (<usize>k << 1), h);
     }
     const full: u64 = lanes == 64 ? <u64>-1 : (<u64>1 << <u64>lanes) - 1;
     const after = (word << 1) | prevWord; // lanes that follow a word unit
@@ -659,7 +638,7 @@ export function literalFront(p: usize, n: i32, stopAtEscape: bool): u32 {
     }
     store<u64>(frontHits + (blk << 3), hits);
   }
-  sawHexByte = hex || v128.any_true(hexAcc);
+  sawHexByte = v128.any_true(hexAcc);
   punctSet(punct, p, n);
   frontLen = n;
   if (v128.any_true(anyAlpha)) mask |= C_ALPHA;
