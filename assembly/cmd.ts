@@ -38,37 +38,54 @@ const MAX_WORD = 32; // command names are short; a longer run is not one
 let cmdS = 0;
 let cmdE = 0;
 function commandAt(i: i32): bool {
+  if (!wordTableReady) buildWordTable();
+  const t = txt; // (locals: the loops below read them at every unit)
+  const n = len;
   const i0 = i;
   let guard = 0;
   // white space, quotes and '+' (a form-encoded space, even in a value that also holds spaces)
-  while (i < len && (gap(at(txt, i)) || isQuote(at(txt, i)) || at(txt, i) == 43) && guard < 64) { i++; guard++; }
+  while (i < n && guard < 64) {
+    const c = at(t, i);
+    if (!(gap(c) || isQuote(c) || c == 43)) break;
+    i++;
+    guard++;
+  }
   // a path: its last segment is the command (/usr/bin/id, c:\windows\system32\cmd.exe is not judged)
   let s = i;
   let k = i;
   guard = 0;
-  while (k < len && guard < 256) {
-    const c = at(txt, k);
+  while (k < n && guard < 256) {
+    const c = at(t, k);
     if (c == 47) { s = k + 1; k++; guard++; continue; }
-    if (wordChar(c) || isQuote(c)) { k++; guard++; continue; }
+    if (c < 128 && load<u8>(WORD_OR_QUOTE + c) != 0) { k++; guard++; continue; }
     break;
   }
-  // the word: letters, digits, '_', '-', '.', quotes inside it dropped by the shell (c'a't)
+  // the word: letters, digits, '_', '-', '.', quotes inside it dropped by the shell (c'a't);
+  // every unit of [s, k) is one of those (the path loop passed only them after the last '/')
   let e = s;
   let letters = 0;
   quoted = false;
-  while (e < k && (wordChar(at(txt, e)) || isQuote(at(txt, e))) && e - s < MAX_WORD + 8) {
-    if (isQuote(at(txt, e))) quoted = true;
+  while (e < k && e - s < MAX_WORD + 8) {
+    if (isQuote(at(t, e))) quoted = true;
     else letters++;
     e++;
   }
   // a trailing quote closes the value's own string, it is not part of the word
-  while (e > s && isQuote(at(txt, e - 1))) e--;
-  if (letters == 0 || letters > MAX_WORD || !isAlpha(at(txt, s))) return false;
+  while (e > s && isQuote(at(t, e - 1))) e--;
+  if (letters == 0 || letters > MAX_WORD || !isAlpha(at(t, s))) return false;
   cmdS = s;
   cmdE = e;
-  absolute = at(txt, i) == 47; // the command came as an absolute path (/bin/ls)
+  absolute = at(t, i) == 47; // the command came as an absolute path (/bin/ls)
   glued = i == i0; // nothing between the separator and the command (;id)
   return true;
+}
+
+// Units of a command word or a quote inside it (wordChar or isQuote), by table.
+const WORD_OR_QUOTE = memory.data(128);
+let wordTableReady = false;
+function buildWordTable(): void {
+  for (let c: u32 = 0; c < 128; c++) store<u8>(WORD_OR_QUOTE + c, wordChar(c) || isQuote(c) ? 1 : 0);
+  wordTableReady = true;
 }
 let quoted = false; // the word holds quotes (c'a't)
 let glued = false;
