@@ -6,7 +6,7 @@
 // apostrophes or keywords ("O'Brien", "please select a drop date", "-- thanks") lexes into
 // sequences no judge accepts.
 
-import { at, lower, isAlpha, isDigit, isSpace, isWord, isHex, hashLower, cls, findP, P_SQL } from './text';
+import { at, lower, isAlpha, isDigit, isSpace, isWord, isHex, hashLower, cls, find2, findP, P_SQL } from './text';
 import { sqlAnchors, sqlAnchorCount, sqlAnchorsOverflow } from './literals';
 import {
   K_SQL_TAUTOLOGY, K_SQL_UNION, K_SQL_STACKED, K_SQL_CALL, K_SQL_PHRASE, K_SQL_COMMENT, K_SQL_BREAKOUT,
@@ -83,16 +83,15 @@ function lex(quote: u32, from: i32, maxTok: i32): void {
   let i = from;
   let glued = false;
   if (quote != 0) {
-    // the string the value was pasted into: up to the first unescaped quote
+    // the string the value was pasted into: up to the first unescaped quote (the next quote or
+    // backslash found eight units at a time)
     let k = 0;
     while (k < len) {
-      const c = at(txt, k);
-      if (c == 92) { k += 2; continue; }
-      if (c == quote) {
-        if (k + 1 < len && at(txt, k + 1) == quote) { k += 2; continue; }
-        break;
-      }
-      k++;
+      k = find2(txt, k, len, quote, 92);
+      if (k >= len) break;
+      if (at(txt, k) == 92) { k += 2; continue; }
+      if (k + 1 < len && at(txt, k + 1) == quote) { k += 2; continue; }
+      break;
     }
     if (k >= len) { push(T_USTR, 0, 0, len, false); lexEnd = len; return; }
     push(T_STR, 0, 0, k + 1, false);
