@@ -7,7 +7,7 @@
 // (everyPosition). Cost per candidate: one hash and one bit test.
 
 import {
-  at, lower, isAlnum, isSpace, initText, cls, pathLiteralAt, punctSet, punctReset, psetInit, PSET, P_SETS, splat8,
+  at, lower, isAlnum, isSpace, initText, cls, pathLiteralAt, punctSet, punctReset, P_SETS, splat8,
   P_QUOTE, P_SQL, P_COLON, P_DOT, P_LT, P_CMD, P_DEC,
 } from './text';
 import {
@@ -482,7 +482,6 @@ export function literalFront(p: usize, n: i32, stopAtEscape: bool): u32 {
   const folded = arenaAlloc(<usize>n + 72);
   frontFolded = folded;
   const punct = arenaAlloc(<usize>blocks * P_SETS * 8);
-  psetInit();
   const last = n - 2; // a literal needs three units
   let prevWord: u64 = 0;
   // the loop's vector constants (splat8: made once, not at every use)

@@ -199,9 +199,10 @@ export function countOf(p: usize, n: i32, c: u32): i32 {
 }
 
 // Punctuation bitmaps, set by the literal pass for the text it scanned: per set of characters
-// (P_QUOTE " ' `, P_SQL ; = *, P_COLON, P_DOT, P_LT, P_CMD ; & | LF, P_DEC % &), one bit per unit. While they are valid for
-// the same text (same pointer and length) the detectors' searches walk these bits instead of
-// the text; everything else falls back to the vector searches above.
+// (P_QUOTE " ' `, P_SQL ; = *, P_COLON, P_DOT, P_LT, P_CMD ; & | LF, P_DEC % &), one bit per
+// unit. While they are valid for the same text (same pointer and length) the detectors'
+// searches walk these bits instead of the text; everything else falls back to the vector
+// searches above.
 export const P_QUOTE = 0;
 export const P_SQL = 1;
 export const P_COLON = 2;
@@ -210,28 +211,6 @@ export const P_LT = 4;
 export const P_CMD = 5;
 export const P_DEC = 6;
 export const P_SETS = 7;
-
-/** Set bits of each ASCII character (bit s: in set s). */
-export const PSET = memory.data(128);
-
-let psetReady = false;
-export function psetInit(): void {
-  if (psetReady) return;
-  store<u8>(PSET + 34, 1); // 1 << P_QUOTE
-  store<u8>(PSET + 39, 1); // 1 << P_QUOTE
-  store<u8>(PSET + 96, 1); // 1 << P_QUOTE
-  store<u8>(PSET + 59, 2 | 32); // 1 << P_SQL | 1 << P_CMD
-  store<u8>(PSET + 61, 2); // 1 << P_SQL
-  store<u8>(PSET + 42, 2); // 1 << P_SQL
-  store<u8>(PSET + 58, 4); // 1 << P_COLON
-  store<u8>(PSET + 46, 8); // 1 << P_DOT
-  store<u8>(PSET + 60, 16); // 1 << P_LT
-  store<u8>(PSET + 38, 32 | 64); // 1 << P_CMD | 1 << P_DEC
-  store<u8>(PSET + 37, 64); // 1 << P_DEC
-  store<u8>(PSET + 124, 32); // 1 << P_CMD
-  store<u8>(PSET + 10, 32); // 1 << P_CMD
-  psetReady = true;
-}
 
 let punctBits: usize = 0; // P_SETS u64 per 64 units
 let punctTxt: usize = 0;
