@@ -233,19 +233,22 @@ export function hasDecodable(src: usize, n: i32): bool {
   if (punctValid(src, n)) {
     // the front pass's bitmap of '%' and '&': one bit per candidate, whatever the density
     const blocks = (n + 63) >> 6;
-    for (let blk = 0; blk < blocks; blk++) {
-      let w = punctWord(blk, P_DEC);
-      while (w != 0) {
-        if (decodableAt(src, (blk << 6) + <i32>ctz(w), n)) return true;
-        w &= w - 1;
-      }
-    }
+    for (let blk = 0; blk < blocks; blk++) if (decodableIn(src, n, blk << 6, punctWord(blk, P_DEC))) return true;
     return false;
   }
   for (let i = 0; i < n; i++) {
     i = find2(src, i, n, 37, 38);
     if (i >= n) return false;
     if (decodableAt(src, i, n)) return true;
+  }
+  return false;
+}
+
+/** Some '%' or '&' at base + (a set bit of `bits`) starts an escape decodeOnce decodes. */
+export function decodableIn(src: usize, n: i32, base: i32, bits: u64): bool {
+  while (bits != 0) {
+    if (decodableAt(src, base + <i32>ctz(bits), n)) return true;
+    bits &= bits - 1;
   }
   return false;
 }

@@ -17,7 +17,7 @@ import {
 import { emit } from './findings';
 import { stripMode, addSpan } from './spans';
 import { arenaAlloc } from './mem';
-import { decodableAt } from './decode';
+import { decodableIn } from './decode';
 import { TABLE, classesInit, C_ALPHA, C_DIGIT, C_SPACE, C_NONASCII, C_UNDERSCORE, C_DOLLAR } from './classes';
 
 let bitmap: usize = 0; // 65536 bits
@@ -421,8 +421,7 @@ function innerRun(s: i32, e: i32): void {
   let b = fold(at(txt, s + 2));
   for (let j = s + 1; j < last; j++) {
     const c = fold(at(txt, j + 2));
-    const h = hash3(a, b, c);
-    if ((load<u8>(bitmap + (h >> 3)) & (1 << (h & 7))) != 0) checkBucket(h, j, K_SUBSTRING);
+    hashHit(hash3(a, b, c), j, K_SUBSTRING);
     a = b;
     b = c;
   }
@@ -616,7 +615,7 @@ export function literalFront(p: usize, n: i32, stopAtEscape: bool): u32 {
     store<u64>(pb, s6, 48);
     // the caller decodes a value that holds an escape, and then reads the result again: what
     // this pass would find here is not needed
-    if (stopAtEscape && s6 != 0 && escapeIn(p, n, i, s6)) {
+    if (stopAtEscape && s6 != 0 && decodableIn(p, n, i, s6)) {
       frontStopped = true;
       return mask;
     }
@@ -647,15 +646,6 @@ export function literalFront(p: usize, n: i32, stopAtEscape: bool): u32 {
   if (v128.any_true(anyUnder)) mask |= C_UNDERSCORE;
   if (v128.any_true(anyDollar)) mask |= C_DOLLAR;
   return mask;
-}
-
-/** Some '%' or '&' of the block at base (bits in set) starts an escape that decodes. */
-function escapeIn(p: usize, n: i32, base: i32, set: u64): bool {
-  while (set != 0) {
-    if (decodableAt(p, base + <i32>ctz(set), n)) return true;
-    set &= set - 1;
-  }
-  return false;
 }
 
 /**
@@ -733,8 +723,7 @@ function everyPosition(p: usize, n: i32, onlyKind: i32): void {
     for (; i + 2 < n; i++) {
       const c = fold(at(p, i + 2));
       hex = hex || (a == 48 && b == 120);
-      const h = hash3(a, b, c);
-      if ((load<u8>(bitmap + (h >> 3)) & (1 << (h & 7))) != 0) checkBucket(h, i, onlyKind);
+      hashHit(hash3(a, b, c), i, onlyKind);
       a = b;
       b = c;
     }

@@ -239,7 +239,7 @@ export function punctReset(): void {
 
 /** Next unit of set `set` in p[i, n), or n. `c1`..`c4`: the same characters, for the fallback search. */
 @inline export function findP(p: usize, i: i32, n: i32, set: i32, c1: u32, c2: u32, c3: u32, c4: u32): i32 {
-  if (p != punctTxt || n != punctLen) return find4(p, i, n, c1, c2, c3, c4);
+  if (!punctValid(p, n)) return find4(p, i, n, c1, c2, c3, c4);
   if (i >= n) return n;
   let blk = i >> 6;
   let w = load<u64>(punctBits + ((<usize>blk * P_SETS + <usize>set) << 3)) >> <u64>(i & 63);
@@ -254,7 +254,7 @@ export function punctReset(): void {
 
 /** Next i in p[i, n - 1) with p[i] == p[i + 1] == '.', or n. */
 export function findDots(p: usize, i: i32, n: i32): i32 {
-  if (p != punctTxt || n != punctLen) return findPair(p, i, n, 46);
+  if (!punctValid(p, n)) return findPair(p, i, n, 46);
   while (true) {
     i = findP(p, i, n, P_DOT, 46, 46, 46, 46);
     if (i + 1 >= n) return n;
