@@ -4,13 +4,13 @@
 // never raw substrings of the whole value. Linear: every construct is consumed once, and the
 // one rescan (of a construct left open at the end of input) happens at most once per value.
 
-import { at, lower, isAlpha, isAlnum, isSpace, hashLower, find1, findP, countOf, P_LT, P_QUOTE, P_COLON } from './text';
+import { at, lower, isAlpha, isAlnum, isSpace, hashLower, find1, find4, findP, countOf, punctValid, punctWord, P_LT, P_QUOTE, P_COLON } from './text';
 import {
   K_HTML_TAG, K_HTML_EVENT_ATTR, K_HTML_ATTR_NAME, K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR,
   K_ATTR_BREAKOUT, K_JS_BREAKOUT, firstRule, nextRule, ruleEnabled, paramIndex, paramCount,
-  paramPtr, paramLen, ruleWithWord, kindActive, mayStartWith, kindFirstMask,
+  paramPtr, paramLen, ruleWithWord, kindActive, mayStartWith, kindFirstMask, kindLenMask,
 } from './rules';
-import { emit } from './findings';
+import { emit, fired } from './findings';
 import { stripMode, addSpan } from './spans';
 import { C_LT, C_COLON, C_SQ, C_DQ, C_BQ, plusIsSpace } from './classes';
 
@@ -212,6 +212,21 @@ function tagRuleLookup(s: i32, e: i32): i32 {
     (lower(at(txt, s + 3)) == 108) && (lower(at(txt, s + 4)) == 101);
 }
 
+// The last search for a '>': from gtFrom, the first '>' is at gtAt (len: none). Every <script>
+// before one unclosed "</script" asks from there; a search that starts in [gtFrom, gtAt] has
+// the same answer, so each unit is searched at most once.
+let gtFrom: i32 = -1;
+let gtAt: i32 = 0;
+
+/** The first '>' at or after i, or len. */
+function gtAfter(i: i32): i32 {
+  if (gtFrom >= 0 && i >= gtFrom && i <= gtAt) return gtAt;
+  const k = find1(txt, i, len, 62);
+  gtFrom = i;
+  gtAt = k;
+  return k;
+}
+
 /** Index of the next "</script" at or after `from`, or n; cached so repeated asks stay linear. */
 function nextScriptClose(from: i32): i32 {
   if (closeCacheScript != -2 && from >= closeFromScript && (closeCacheScript >= from || closeCacheScript == len)) return closeCacheScript;
@@ -324,8 +339,7 @@ function startTag(lt: i32, ns: i32): i32 {
       // the whole element, content included, up to and including </script ...>
       let close = nextScriptClose(te);
       if (close < len) {
-        let k = close + 8;
-        while (k < len && at(txt, k) != 62) k++;
+        const k = gtAfter(close + 8);
         close = k < len ? k + 1 : len;
       }
       hit(tr, lt, close);
@@ -460,15 +474,35 @@ function scanNested(): void {
   }
 }
 
+// A gap from its first comment on is read for at most this many units: a comment holds quotes,
+// so in a chain of comments ('/*'+a/**/ /*'+a/**/ ...') every quote would read the rest of the
+// chain again. A longer gap is taken as hiding a call (gapCapped).
+const GAP_MAX = 512;
+let gapCapped = false;
+
 /** Past white space and /* comments *\/ from i (JavaScript allows both before a call's '('). */
-export function skipGap(i: i32): i32 {
+function skipGap(i: i32): i32 {
+  gapCapped = false;
+  let budget = -1; // units left to read, once a comment has started
   while (i < len) {
     const c = at(txt, i);
-    if (sp(c)) { i++; continue; }
+    if (sp(c)) {
+      i++;
+      if (budget >= 0 && --budget < 0) { gapCapped = true; return i; }
+      continue;
+    }
     if (c == 47 && i + 1 < len && at(txt, i + 1) == 42) {
+      if (budget < 0) budget = GAP_MAX;
+      // every unit from the first '/*' on counts, the delimiters too (a chain of empty comments)
       i += 2;
-      while (i + 1 < len && !(at(txt, i) == 42 && at(txt, i + 1) == 47)) i++;
+      budget -= 2;
+      while (i + 1 < len && !(at(txt, i) == 42 && at(txt, i + 1) == 47)) {
+        i++;
+        if (--budget < 0) { gapCapped = true; return i; }
+      }
       i += 2;
+      budget -= 2;
+      if (budget < 0 && i < len) { gapCapped = true; return i; }
       continue;
     }
     break;
@@ -491,52 +525,77 @@ function scanBreakouts(): void {
   const rAttr = kindActive(K_ATTR_BREAKOUT) ? firstRule(K_ATTR_BREAKOUT) : -1;
   const rJs = kindActive(K_JS_BREAKOUT);
   if (rAttr < 0 && !rJs) return;
-  for (let i = 0; i < len; i++) {
-    let q = i < len ? at(txt, i) : 0;
-    if (!(q == 34 || q == 39 || q == 96)) i = findP(txt, i, len, P_QUOTE, 34, 39, 96, 96);
-    if (i >= len) return;
-    // a quote right before another quote starts nothing (neither "on..." nor an operator follows)
-    q = i + 1 < len ? at(txt, i + 1) : 0;
-    if (q == 34 || q == 39 || q == 96) continue;
-    // a letter or digit right after the quote: no white space, '/' or operator, so only "on..."
-    // can follow (the common case in text: "don't", "it's", {"a":...)
-    if (isAlnum(q) && (q | 32) != 111) continue;
-    let j = i + 1;
-    if (rAttr >= 0) {
-      while (j < len && (sp(at(txt, j)) || at(txt, j) == 47)) j++;
-      if (j + 3 < len && lower(at(txt, j)) == 111 && lower(at(txt, j + 1)) == 110 && isAlpha(at(txt, j + 2))) {
-        let k = j + 2;
-        while (k < len && isAlpha(at(txt, k))) k++;
-        const ne = k;
-        while (k < len && sp(at(txt, k))) k++;
-        if (k < len && at(txt, k) == 61 && ne - j >= 4) {
-          const r = ruleWithWord(K_ATTR_BREAKOUT, txt, j, 2);
-          if (r >= 0) hit(r, i, k + 1);
-        }
+  if (punctValid(txt, len)) {
+    // every quote, in order, from the literal pass's bitmap: one load per 64 units
+    const blocks = (len + 63) >> 6;
+    for (let blk = 0; blk < blocks; blk++) {
+      let w = punctWord(blk, P_QUOTE);
+      while (w != 0) {
+        breakoutAt((blk << 6) + <i32>ctz(w), rAttr, rJs);
+        w &= w - 1;
       }
     }
-    if (rJs) {
-      // quote, spaces, an operator, spaces, optional '(' , then a sink identifier called or used
-      // ('+' is an operator here even in a form-encoded value: '+eval(...)+')
-      j = i + 1;
-      while (j < len && isSpace(at(txt, j))) j++;
-      if (j >= len) continue;
-      const op = at(txt, j);
-      if (!jsOperator(op)) continue;
-      j++;
-      while (j < len && (at(txt, j) == op || sp(at(txt, j)) || at(txt, j) == 40 || at(txt, j) == 126 || at(txt, j) == 33)) j++;
-      const ws = j;
-      while (j < len && (isAlnum(at(txt, j)) || at(txt, j) == 95 || at(txt, j) == 36)) j++;
-      if (j == ws || j >= len) continue;
-      const we = j;
-      j = skipGap(j);
-      if (j >= len) continue;
-      const nx = at(txt, j);
-      if ((j == we && (nx == 40 || nx == 96 || nx == 46 || nx == 91 || nx == 61)) || (j > we && nx == 40)) {
-        const r = ruleWithWord(K_JS_BREAKOUT, txt, ws, we - ws);
-        if (r >= 0) hit(r, i, j + 1);
+    return;
+  }
+  let i = find4(txt, 0, len, 34, 39, 96, 96);
+  while (i < len) {
+    breakoutAt(i, rAttr, rJs);
+    i = find4(txt, i + 1, len, 34, 39, 96, 96);
+  }
+}
+
+/** A breakout that starts at the quote at i. */
+@inline function breakoutAt(i: i32, rAttr: i32, rJs: bool): void {
+  // a quote right before another quote starts nothing (neither "on..." nor an operator follows)
+  const q = i + 1 < len ? at(txt, i + 1) : 0;
+  if (q == 34 || q == 39 || q == 96) return;
+  // a letter or digit right after the quote: no white space, '/' or operator, so only "on..."
+  // can follow (the common case in text: "don't", "it's", {"a":...)
+  if (isAlnum(q) && (q | 32) != 111) return;
+  breakoutFrom(i, rAttr, rJs);
+}
+
+function breakoutFrom(i: i32, rAttr: i32, rJs: bool): void {
+  let j = i + 1;
+  if (rAttr >= 0) {
+    while (j < len && (sp(at(txt, j)) || at(txt, j) == 47)) j++;
+    if (j + 3 < len && lower(at(txt, j)) == 111 && lower(at(txt, j + 1)) == 110 && isAlpha(at(txt, j + 2))) {
+      let k = j + 2;
+      while (k < len && isAlpha(at(txt, k))) k++;
+      const ne = k;
+      while (k < len && sp(at(txt, k))) k++;
+      if (k < len && at(txt, k) == 61 && ne - j >= 4) {
+        const r = ruleWithWord(K_ATTR_BREAKOUT, txt, j, 2);
+        if (r >= 0) hit(r, i, k + 1);
       }
     }
+  }
+  if (rJs) {
+    // quote, spaces, an operator, spaces, optional '(' , then a sink identifier called or used
+    // ('+' is an operator here even in a form-encoded value: '+eval(...)+')
+    j = i + 1;
+    while (j < len && isSpace(at(txt, j))) j++;
+    if (j >= len) return;
+    const op = at(txt, j);
+    if (!jsOperator(op)) return;
+    j++;
+    while (j < len && (at(txt, j) == op || sp(at(txt, j)) || at(txt, j) == 40 || at(txt, j) == 126 || at(txt, j) == 33)) j++;
+    const ws = j;
+    while (j < len && (isAlnum(at(txt, j)) || at(txt, j) == 95 || at(txt, j) == 36)) j++;
+    if (j == ws || j >= len) return;
+    const we = j;
+    // the word first: only a listed sink not yet reported is worth reading the gap after it
+    const r = ruleWithWord(K_JS_BREAKOUT, txt, ws, we - ws);
+    if (r < 0 || fired(r)) return;
+    j = skipGap(j);
+    if (gapCapped) {
+      // a gap too long to read to its end: judged as if the call's '(' followed it
+      hit(r, i, j);
+      return;
+    }
+    if (j >= len) return;
+    const nx = at(txt, j);
+    if ((j == we && (nx == 40 || nx == 96 || nx == 46 || nx == 91 || nx == 61)) || (j > we && nx == 40)) hit(r, i, j + 1);
   }
 }
 
@@ -592,6 +651,10 @@ function junkEscapeAt(k: i32, w: i32, floor: i32): bool {
  */
 function scanBareSchemes(): void {
   if (!kindActive(K_URL_SCHEME) && !kindActive(K_DATA_URL)) return;
+  // the shortest listed scheme ("data" for data URLs): a scheme takes at least one unit a letter
+  let minScheme = kindActive(K_DATA_URL) ? 4 : 31;
+  const lens = kindActive(K_URL_SCHEME) ? kindLenMask(K_URL_SCHEME) : 0;
+  if (lens != 0 && <i32>ctz(lens) < minScheme) minScheme = <i32>ctz(lens);
   let i = 0;
   let prevColon = -1;
   while (i < len) {
@@ -618,7 +681,7 @@ function scanBareSchemes(): void {
       break;
     }
     prevColon = i;
-    if (s == i) { i++; continue; } // nothing before the ':' can be a scheme
+    if (i - s < minScheme) { i++; continue; } // too few units before the ':' for a listed scheme
     // a URL starts at the value start or right after '=', '(' or a quote
     const p = s > 0 ? at(txt, s - 1) : 0;
     if (!(s == 0 || p == 61 || p == 40 || p == 34 || p == 39 || p == 96)) { i++; continue; }
@@ -641,6 +704,7 @@ function scanBareSchemes(): void {
 export function scanXss(p: usize, n: i32, mask: u32): void {
   txt = p;
   len = n;
+  gtFrom = -1;
   plusSpace = plusIsSpace(mask);
   lastTagS = -1;
   closeCacheScript = -2;

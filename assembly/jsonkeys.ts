@@ -3,14 +3,17 @@
 // some quoted string is a listed key, holds an escape, or holds '[' or '.' (a segment may be
 // listed). The answer can only be "no" or "maybe". Linear: each string is read once.
 
-import { at, findP, P_QUOTE } from './text';
-import { K_OBJECT_KEY, enabledRule, ruleWithWord } from './rules';
+import { at, lower, findP, P_QUOTE } from './text';
+import { K_OBJECT_KEY, enabledRule, ruleWithWord, kindLenMask, kindFirstMask } from './rules';
 
 const MAX_KEY = 64; // a longer string is no listed key, but may hold segments: "maybe"
 
 /** Some quoted string in p[0, n) may be a listed key. */
 export function jsonKeyCandidate(p: usize, n: i32): bool {
   if (enabledRule(K_OBJECT_KEY) < 0) return false;
+  // the kind's length and first-character filters, so that most keys need no rule lookup
+  const lens = kindLenMask(K_OBJECT_KEY);
+  const firsts = kindFirstMask(K_OBJECT_KEY);
   let i = 0;
   while (i < n) {
     i = findP(p, i, n, P_QUOTE, 34, 34, 34, 34);
@@ -25,7 +28,9 @@ export function jsonKeyCandidate(p: usize, n: i32): bool {
     }
     if (k - s > MAX_KEY) return true;
     if (k >= n) return false; // unterminated: JSON.parse refuses it
-    if (k > s && ruleWithWord(K_OBJECT_KEY, p, s, k - s) >= 0) return true;
+    const l = k - s;
+    if (l > 0 && (lens & (1 << (l >= 31 ? 31 : l))) != 0 && (firsts & (1 << (lower(at(p, s)) & 31))) != 0 &&
+      ruleWithWord(K_OBJECT_KEY, p, s, l) >= 0) return true;
     i = k + 1;
   }
   return false;

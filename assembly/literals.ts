@@ -14,7 +14,7 @@ import {
   K_SUBSTRING, K_JS_CALL, K_PATH_WRAPPER, K_PATH_FILE, K_SQL_PHRASE, K_SQL_UNION, K_SQL_CALL, firstRule, nextRule,
   ruleEnabled, paramCount, paramPtr, paramLen,
 } from './rules';
-import { emit } from './findings';
+import { emit, fired } from './findings';
 import { stripMode, addSpan } from './spans';
 import { arenaAlloc } from './mem';
 import { decodableIn } from './decode';
@@ -183,6 +183,22 @@ function callAt(i: i32, name: string): bool {
  * ("alert (the manager)"), so the argument must start like code: a digit, a quote, a backtick,
  * ')' or '/', or a name directly followed by ')' '.' '[' '(' or ','.
  */
+// The last search for a comment's end: from closeFrom, the first "*\/" starts at closeAt (len - 1:
+// none). Every listed call inside one unclosed comment ('alert/*alert/*...') asks from there; a
+// search that starts in [closeFrom, closeAt] has the same answer, so each unit is read once.
+let closeFrom: i32 = -1;
+let closeAt: i32 = 0;
+
+/** Where the first "*\/" at or after i starts, or len - 1 (none). */
+function commentEnd(i: i32): i32 {
+  if (closeFrom >= 0 && i >= closeFrom && i <= closeAt) return closeAt;
+  let k = i;
+  while (k + 1 < len && !(at(txt, k) == 42 && at(txt, k + 1) == 47)) k++;
+  closeFrom = i;
+  closeAt = k;
+  return k;
+}
+
 function spacedCall(e: i32): bool {
   let j = e;
   let guard = 0;
@@ -191,7 +207,10 @@ function spacedCall(e: i32): bool {
     if (isSpace(c)) { j++; guard++; continue; }
     if (c == 47 && j + 1 < len && at(txt, j + 1) == 42) {
       j += 2;
-      while (j + 1 < len && !(at(txt, j) == 42 && at(txt, j + 1) == 47) && guard < 256) { j++; guard++; }
+      // the comment's end, or where the guard stops the walk inside it
+      const ce = commentEnd(j);
+      const stop = j + (256 - guard);
+      if (ce < stop) { guard += ce - j; j = ce; } else { j = stop < len - 1 ? stop : len - 1; guard = 256; }
       j += 2;
       continue;
     }
@@ -229,29 +248,47 @@ function emitLit(r: i32, s: i32, e: i32): void {
 // End of the last verified match.
 let matchEnd = 0;
 
+// Units of a phrase's separator from its first comment on, past which the phrase counts as found.
+const SEPARATOR_MAX = 514;
+// The last phrase match phraseAt made at once at SEPARATOR_MAX, and (sanitizing) the span it
+// removed: the words inside that span start no phrase of their own (each would read the same
+// chain of comments again).
+let phraseCapped = false;
+let capFrom = -1;
+let capTo = -1;
+
 /**
  * SQL phrase: its words in order, separated by white space, '+' or /* comments *\/; before a
  * character that is not a word character (a quote) the separator may be missing.
  */
 function phraseAt(w: usize, wl: i32, i: i32): bool {
+  phraseCapped = false;
   let q = 0;
   let t = i;
   while (q < wl) {
     const pc = <u32>load<u8>(w + q);
     if (pc == 32) {
       // at least one separator in the text: white space (read once per word before it, so
-      // unbounded) or /* comments */ (bounded: a comment this long between two SQL words hides
-      // them, and counts as the phrase)
+      // unbounded) or /* comments */. From the first comment on the separator is bounded: a
+      // comment holds words, so a chain of comments ('/*into/**/ /*into/**/ ...') would be read
+      // again from every word in it; a separator this long between two SQL words hides them, and
+      // counts as the phrase (guard: units from the first '/*'; 514 is a comment of 512)
       const t0 = t;
+      let guard = 0;
       while (t < len) {
         const c = at(txt, t);
-        if (isSpace(c) || c == 43) { t++; continue; }
+        if (isSpace(c) || c == 43) {
+          t++;
+          if (guard > 0 && ++guard >= SEPARATOR_MAX) { matchEnd = t; phraseCapped = true; return true; }
+          continue;
+        }
         if (c == 47 && t + 1 < len && at(txt, t + 1) == 42) {
           t += 2;
-          let guard = 0;
-          while (t + 1 < len && !(at(txt, t) == 42 && at(txt, t + 1) == 47) && guard < 512) { t++; guard++; }
-          if (guard >= 512) { matchEnd = t; return true; }
+          guard += 2;
+          while (t + 1 < len && !(at(txt, t) == 42 && at(txt, t + 1) == 47) && guard < SEPARATOR_MAX) { t++; guard++; }
+          if (guard >= SEPARATOR_MAX) { matchEnd = t; phraseCapped = true; return true; }
           t += 2;
+          guard += 2;
           continue;
         }
         break;
@@ -286,11 +323,21 @@ function verify(r: i32, k: i32, i: i32): bool {
     sqlAnchorCount++;
     return false;
   }
+  // detection reports a rule once per value: a rule that fired needs no second look (dense
+  // input: every 'alert' of 'alert/*alert/*...' would read the comment after it)
+  if (!stripMode && fired(r)) return false;
   if (kind == K_SQL_PHRASE) {
     if (isIdent(prev) || prev == 46) return false;
+    // sanitizing: inside a span that a separator cut short at SEPARATOR_MAX already removed, no
+    // second walk over that separator
+    if (stripMode && i > capFrom && i < capTo) return false;
     if (!phraseAt(w, wl, i)) return false;
-    if (stripMode) addSpan(i, matchEnd);
-    else emitLit(r, i, matchEnd);
+    if (stripMode) {
+      addSpan(i, matchEnd);
+      if (phraseCapped) { capFrom = i; capTo = matchEnd; }
+    } else {
+      emitLit(r, i, matchEnd);
+    }
     return true;
   }
   // the kinds' boundary before the literal, checked before its letters
@@ -387,6 +434,8 @@ export function scanLiterals(p: usize, n: i32, onlyKind: i32): void {
   sqlAnchorsOverflow = false;
   if (n < 3) return;
   txt = p;
+  capTo = -1;
+  closeFrom = -1;
   len = n;
   // short values: a plain pass costs less than setting up the vector search
   if (n < VECTOR_MIN) everyPosition(p, n, onlyKind);
@@ -466,6 +515,8 @@ export function literalFront(p: usize, n: i32, stopAtEscape: bool): u32 {
   frontLen = -1; // set again when the whole value has been read
   sawHexByte = false;
   txt = p;
+  capTo = -1;
+  closeFrom = -1;
   len = n;
   classesInit();
   const blocks = (n + 63) >> 6;

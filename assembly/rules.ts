@@ -203,6 +203,17 @@ export function paramFind(r: i32, p: usize, i: i32, len: i32): i32 {
   return paramIndex(r, p, i, len, hashLower(p, i, len));
 }
 
+/** The length filter of every enabled rule of a kind, OR-ed (bit l: some param has length l; 31: longer). */
+export function kindLenMask(kind: i32): u32 {
+  let m: u32 = 0;
+  let r = firstRule(kind);
+  while (r >= 0) {
+    if (ruleEnabled(r)) m |= load<u32>(ruleLenMask + (<usize>r << 2));
+    r = nextRule(r);
+  }
+  return m;
+}
+
 /** The first-character filter of every enabled rule of a kind, OR-ed (bit c & 31: some param may start with c). */
 export function kindFirstMask(kind: i32): u32 {
   let m: u32 = 0;

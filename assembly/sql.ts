@@ -918,16 +918,32 @@ function tokenBefore(pos: i32): i32 {
   return k;
 }
 
+// The last search for a line comment's end: from eolFrom, the first CR or LF is at eolAt (len:
+// none). Every ';' inside one line comment ('x;--x;--x;...') starts a search there; a search
+// starting in [eolFrom, eolAt] has the same answer, so each unit is searched at most once.
+let eolFrom: i32 = -1;
+let eolAt: i32 = 0;
+
+/** The first CR or LF at or after i, or len. */
+function lineEnd(i: i32): i32 {
+  if (eolFrom >= 0 && i >= eolFrom && i <= eolAt) return eolAt;
+  const k = find2(txt, i, len, 10, 13);
+  eolFrom = i;
+  eolAt = k;
+  return k;
+}
+
 /**
  * The first token after i, past white space and comments as the lexer and sig() see them, is a
- * word that some enabled stacked-query rule lists. Bounded by the comment scans (linear per ';').
+ * word that some enabled stacked-query rule lists. Linear over all ';' of a value: the line
+ * comment ends are searched once (lineEnd), and the rest stops at the first word.
  */
 function stackedWordAfter(i: i32): bool {
   while (i < len) {
     const c = at(txt, i);
     if ((cls(c) & 1) != 0 || (c == 43 && plusSpace)) { i++; continue; }
     if (c == 35 || (c == 45 && i + 1 < len && at(txt, i + 1) == 45)) {
-      while (i < len && at(txt, i) != 10 && at(txt, i) != 13) i++;
+      i = lineEnd(i);
       continue;
     }
     if (c == 47 && i + 1 < len && at(txt, i + 1) == 42) return true; // a block comment: its own anchor lexes the window anyway
@@ -1103,6 +1119,7 @@ function plainAfterQuote(): bool {
 export function scanSql(p: usize, n: i32, mask: u32): void {
   txt = p;
   len = n;
+  eolFrom = -1;
   // numbers, dates, phone numbers: digits with - . / : + , and spaces cannot hold SQL
   if (n == 0 || (mask & SQL_CLASSES) == 0) return;
   plusSpace = plusIsSpace(mask);

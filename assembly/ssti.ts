@@ -5,7 +5,7 @@
 // engine's internals is. Linear: each delimiter pair is searched left to right once, and a
 // missing closer ends the search for that pair.
 
-import { at, lower, isAlpha, isAlnum, isSpace, isDigit, find1, find1Near } from './text';
+import { at, lower, isAlpha, isAlnum, isSpace, isDigit, find1, find1Near, lastOf } from './text';
 import {
   K_TEMPLATE_EXPR, K_TEMPLATE_NAME, K_SSTI_DUNDER, firstRule, nextRule, ruleEnabled, paramCount,
   paramPtr, paramLen, ruleWithWord, enabledRule,
@@ -16,6 +16,24 @@ import { TABLE as CLASS_TABLE, classesInit, C_UNDERSCORE, C_ALPHA } from './clas
 
 let txt: usize = 0;
 let len = 0;
+
+// The last index of each closer's first character in the value (pairs share closers: } ] ) %)
+const LAST = memory.data(8 * 8);
+let lastCount = 0;
+
+/** Last index of c in the value, or -1: searched once per value and character. */
+function lastUnit(c: u32): i32 {
+  for (let k = 0; k < lastCount; k++) {
+    if (load<u32>(LAST + (<usize>k << 3)) == c) return load<i32>(LAST + (<usize>k << 3), 4);
+  }
+  const last = lastOf(txt, len, c);
+  if (lastCount < 8) {
+    store<u32>(LAST + (<usize>lastCount << 3), c);
+    store<i32>(LAST + (<usize>lastCount << 3), last, 4);
+    lastCount++;
+  }
+  return last;
+}
 
 function hit(r: i32, s: i32, e: i32): void {
   if (r < 0) return;
@@ -145,10 +163,13 @@ function pairs(r: i32, w: usize, wl: i32, mask: u32, need: u32): void {
   const cl = wl - sp - 1;
   const first = <u32>load<u8>(w);
   const cfirst = <u32>load<u8>(cw);
+  // an opener from the last closer on has no closer after it: openers are looked for before it
+  // only (none at all in '{"a":{"a":...', where every '{' would be read once per pair)
+  const lim = lastUnit(cfirst);
   let i = 0;
-  while (i < len) {
-    i = find1Near(txt, i, len, first);
-    if (i >= len) return;
+  while (i < lim) {
+    i = find1Near(txt, i, lim, first);
+    if (i >= lim) return;
     if (!openerAt(w, ol, i)) { i++; continue; }
     const cs = i + ol;
     // the closer after the opener
@@ -192,6 +213,7 @@ function dunders(): void {
 export function scanSsti(p: usize, n: i32, mask: u32): void {
   txt = p;
   len = n;
+  lastCount = 0;
   if (n < 3) return;
   if (cachedPairs < 0) buildCache();
   // a quick "no": the value lacks a character of every cached pair (and no pair is uncached)

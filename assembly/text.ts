@@ -131,6 +131,22 @@ export function find1(p: usize, i: i32, n: i32, c: u32): i32 {
   return i < n ? find1(p, i, n, c) : n;
 }
 
+/** Last c in p[0, n), or -1. */
+export function lastOf(p: usize, n: i32, c: u32): i32 {
+  const v = i16x8.splat(<i16>c);
+  let i = n;
+  while (i >= 8) {
+    const m = i16x8.bitmask(i16x8.eq(v128.load(p + (<usize>(i - 8) << 1)), v));
+    if (m != 0) return i - 8 + 31 - <i32>clz(m);
+    i -= 8;
+  }
+  while (i > 0) {
+    i--;
+    if (at(p, i) == c) return i;
+  }
+  return -1;
+}
+
 /** Next c1 or c2 in p[i, n). */
 export function find2(p: usize, i: i32, n: i32, c1: u32, c2: u32): i32 {
   const v1 = i16x8.splat(<i16>c1);

@@ -162,6 +162,11 @@ export const FAMILIES = [
   { name: '$($(', desc: "'$(' repeated (unclosed substitutions)", make: (n) => rep('$(', n) },
   { name: 'nl-ls', desc: 'a line break and ls, repeated (line separators before command words)', make: (n) => rep('\nls', n) },
   { name: 'url:', desc: "' http://e.co/?a:b' repeated (URLs with colons: the bindings' URL check)", make: (n) => rep(' http://e.co/?a:b', n) },
+  // walks that once re-read the rest of the value from every anchor (quadratic until 2026-11-21)
+  { name: "'+a/*", desc: "a quote, an operator, a word and an unclosed comment, repeated (the JavaScript breakout's gap)", make: (n) => rep("'+a/*", n) },
+  { name: '/*\'+a', desc: "'/*'+a/**/ ' repeated (quotes inside a chain of comments)", make: (n) => rep("/*'+a/**/ ", n) },
+  { name: 'x;--', desc: "'x;--' repeated (';' inside one line comment: SQL's stacked-query look)", make: (n) => rep('x;--', n) },
+  { name: '/*from', desc: "'/*from/**/ ' repeated (SQL phrase words inside a chain of comments)", make: (n) => rep('/*from/**/ ', n) },
   { name: '{"a":', desc: `'{"a":' repeated (an unterminated JSON value: the bindings' JSON-key check)`, make: (n) => rep('{"a":', n) },
 ];
 export const BENIGN_FAMILY = { name: 'benign', desc: 'benign prose (reference)', make: (n) => benignText(n) };

@@ -1,0 +1,75 @@
+// Inputs where a detector once read the same stretch of a value again from every anchor in it
+// (every quote, ';', '<script>' or phrase word), so one value of a megabyte took minutes: each
+// scan and sanitize of them must return (vitest's time-out fails a regression; the fixed engine
+// takes milliseconds). The figures are in bench/README.md, "Walks bounded on 2026-11-21"; the
+// linear-time probe of `npm run bench` times the same families. Then the rules the bounds
+// introduced: a gap or phrase separator cut short counts as found, one below the bound does not.
+import { describe, it, expect } from 'vitest';
+import { Engine } from '@shield/node';
+
+const rep = (unit, n) => unit.repeat(Math.ceil(n / unit.length)).slice(0, n);
+const MB = 1 << 20;
+
+// each was quadratic: [what re-read the stretch, the value]
+const CASES = [
+  ['a quote before an unclosed comment (JavaScript breakout gap)', rep("'+a/*", MB)],
+  ['quotes inside a chain of comments (JavaScript breakout gap)', rep("/*'+a/**/ ", MB)],
+  ["';' inside a line comment (SQL stacked query)", rep('x;--', MB)],
+  ["';' inside a '#' comment after prose (SQL stacked query)", 'hello ' + rep(';#', MB)],
+  ['phrase words inside a chain of comments (SQL phrase)', rep('/*waitfor/**/ ', MB)],
+  ['phrase words inside a chain of comments (SQL phrase, FROM)', rep('/*from/**/ ', MB)],
+  ['listed calls before an unclosed comment (JavaScript call)', rep("'+alert/*", MB)],
+  ['<script> tags before one unclosed </script (sanitizer)', rep('<script>', MB / 2) + rep('</script ', MB / 2)],
+];
+
+describe('walks bounded on dense anchors', () => {
+  const engine = new Engine({ maxValueLength: 2 * MB });
+  for (const [what, value] of CASES) {
+    it(`1 MB: ${what}: scan and sanitize return`, () => {
+      expect(Array.isArray(engine.scan(value))).toBe(true);
+      expect(typeof engine.sanitize(value)).toBe('string');
+      expect(engine.faults).toBe(0);
+    }, 30_000);
+  }
+});
+
+describe('the bounds, as rules', () => {
+  const engine = new Engine();
+  const rules = (v) => engine.scan(v).map((f) => f.rule);
+
+  it('a JavaScript breakout: a gap of comments over 512 units counts as the call; a shorter one is read to its end', () => {
+    // under the bound the call's '(' decides
+    expect(rules("'+alert" + '/**/ '.repeat(90) + '(1)')).toContain('patterns.xss.js-breakout');
+    expect(rules("'+alert" + '/**/ '.repeat(90) + 'x')).not.toContain('patterns.xss.js-breakout');
+    // over it: a listed sink counts, any other word does not
+    expect(rules("'+alert" + '/**/ '.repeat(130) + 'x')).toContain('patterns.xss.js-breakout');
+    expect(rules("'+hello" + '/**/ '.repeat(130) + 'x')).not.toContain('patterns.xss.js-breakout');
+    // white space alone is read to its end, however long
+    expect(rules("'+alert" + ' '.repeat(5000) + 'x')).not.toContain('patterns.xss.js-breakout');
+    expect(rules("'+alert" + ' '.repeat(5000) + '(1)')).toContain('patterns.xss.js-breakout');
+  });
+
+  it('an SQL phrase: a separator over 514 units from its first comment counts as the phrase; a shorter one is read to its end', () => {
+    expect(rules('waitfor' + '/**/ '.repeat(90) + "delay '0:0:5'")).toContain('patterns.sql.waitfor');
+    expect(rules('waitfor' + '/**/ '.repeat(90) + 'hello')).not.toContain('patterns.sql.waitfor');
+    expect(rules('waitfor' + '/**/ '.repeat(130) + 'hello')).toContain('patterns.sql.waitfor');
+    expect(rules('waitfor' + ' '.repeat(5000) + 'hello')).not.toContain('patterns.sql.waitfor');
+    // one comment of 512 units inside, as before
+    expect(rules('waitfor/*' + 'x'.repeat(512) + '*/hello')).toContain('patterns.sql.waitfor');
+    expect(rules('waitfor/*' + 'x'.repeat(511) + '*/hello')).not.toContain('patterns.sql.waitfor');
+  });
+
+  it('the sanitizer removes every phrase and script element of the dense inputs', () => {
+    const phrases = engine.sanitize('1 ' + rep('/*waitfor/**/ ', 20_000) + " delay '0:0:5'");
+    expect(rules(phrases)).not.toContain('patterns.sql.waitfor');
+    const script = engine.sanitize(rep('<script>alert(1)', 20_000) + '</script >x');
+    expect(script.toLowerCase()).not.toContain('<script');
+    expect(rules(script)).toEqual([]);
+  });
+
+  it("line comments after ';' are judged as before: a statement after the comment's line break counts", () => {
+    expect(rules('x;-- c\nselect * from users')).toContain('patterns.sql.stacked-query');
+    expect(rules(rep('x;--', 4000) + '\ndrop table users')).toContain('patterns.sql.stacked-query');
+    expect(rules(rep('x;--', 4000))).not.toContain('patterns.sql.stacked-query');
+  });
+});
