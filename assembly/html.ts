@@ -552,6 +552,13 @@ function scanBreakouts(): void {
   // a letter or digit right after the quote: no white space, '/' or operator, so only "on..."
   // can follow (the common case in text: "don't", "it's", {"a":...)
   if (isAlnum(q) && (q | 32) != 111) return;
+  // neither white space, '/' nor "on" after the quote: only an operator directly, then one of
+  // what the operator run, an identifier or a gap starts with ('{"a":{' ends here)
+  if (!(sp(q) || q == 47 || (q | 32) == 111)) {
+    if (!jsOperator(q)) return;
+    const c = i + 2 < len ? at(txt, i + 2) : 0;
+    if (!(isAlnum(c) || c == 95 || c == 36 || c == q || sp(c) || c == 40 || c == 126 || c == 33 || c == 47)) return;
+  }
   breakoutFrom(i, rAttr, rJs);
 }
 
@@ -655,49 +662,69 @@ function scanBareSchemes(): void {
   let minScheme = kindActive(K_DATA_URL) ? 4 : 31;
   const lens = kindActive(K_URL_SCHEME) ? kindLenMask(K_URL_SCHEME) : 0;
   if (lens != 0 && <i32>ctz(lens) < minScheme) minScheme = <i32>ctz(lens);
-  let i = 0;
-  let prevColon = -1;
-  while (i < len) {
-    i = findP(txt, i, len, P_COLON, 58, 58, 58, 58);
-    if (i >= len) return;
-    // back over scheme characters, leading white space, controls and literal escapes, no further
-    // than the previous ':' (a scheme holds none), so every character is read back at most once
-    // first the scheme (letters, digits, + - ., the tabs and line breaks browsers drop, literal
-    // escapes), then the leading junk (white space, controls, escapes of them): prose before a
-    // ':' stops the walk at the first space after a word
-    let s = i;
-    while (s > prevColon + 1) {
-      const c = at(txt, s - 1);
-      if (isAlnum(c) || c == 92 || c == 43 || c == 45 || c == 46 || c == 9 || c == 10 || c == 13) { s--; continue; }
-      break;
+  prevColon = -1;
+  if (punctValid(txt, len)) {
+    // every ':', in order, from the literal pass's bitmap
+    const blocks = (len + 63) >> 6;
+    for (let blk = 0; blk < blocks; blk++) {
+      let w = punctWord(blk, P_COLON);
+      while (w != 0) {
+        if (schemeBefore((blk << 6) + <i32>ctz(w), minScheme)) return;
+        w &= w - 1;
+      }
     }
-    while (s > prevColon + 1) {
-      const c = at(txt, s - 1);
-      if (c <= 32 || isUniSpace(c)) { s--; continue; }
-      if (!isHexC(c)) break; // an escape (\0, \xHH, \uHHHH) ends in a hex digit
-      if (junkEscapeAt(s - 2, 2, prevColon)) { s -= 2; continue; }
-      if (junkEscapeAt(s - 4, 4, prevColon)) { s -= 4; continue; }
-      if (junkEscapeAt(s - 6, 6, prevColon)) { s -= 6; continue; }
-      break;
-    }
-    prevColon = i;
-    if (i - s < minScheme) { i++; continue; } // too few units before the ':' for a listed scheme
-    // a URL starts at the value start or right after '=', '(' or a quote
-    const p = s > 0 ? at(txt, s - 1) : 0;
-    if (!(s == 0 || p == 61 || p == 40 || p == 34 || p == 39 || p == 96)) { i++; continue; }
-    if (!readScheme(s, len) || schemeEnd != i + 1) { i++; continue; }
-    let r = schemeRule();
-    if (r < 0) r = dataRule(len);
-    // Detection spares a title ("JavaScript: The Good Parts": not code); the sanitizer's promise
-    // is that no script URL is left at all, so it removes the scheme (and the spaces after it).
-    if (r >= 0 && (stripMode || !proseAfterScheme())) {
-      let e = schemeEnd;
-      if (stripMode) { while (e < len && sp(at(txt, e))) e++; }
-      hit(r, s, stripMode ? e : (len < schemeEnd + 40 ? len : schemeEnd + 40));
-      return;
-    }
-    i++;
+    return;
   }
+  let i = find1(txt, 0, len, 58);
+  while (i < len) {
+    if (schemeBefore(i, minScheme)) return;
+    i = find1(txt, i + 1, len, 58);
+  }
+}
+
+// The ':' before the one schemeBefore looks at (-1: none): a scheme holds no ':', so the walk
+// back from a ':' stops there and every unit is read back at most once.
+let prevColon = -1;
+
+/** A script scheme ends at the ':' at i: reported (true: the value is done). */
+function schemeBefore(i: i32, minScheme: i32): bool {
+  // back over scheme characters, leading white space, controls and literal escapes, no further
+  // than the previous ':'
+  // first the scheme (letters, digits, + - ., the tabs and line breaks browsers drop, literal
+  // escapes), then the leading junk (white space, controls, escapes of them): prose before a
+  // ':' stops the walk at the first space after a word
+  let s = i;
+  while (s > prevColon + 1) {
+    const c = at(txt, s - 1);
+    if (isAlnum(c) || c == 92 || c == 43 || c == 45 || c == 46 || c == 9 || c == 10 || c == 13) { s--; continue; }
+    break;
+  }
+  while (s > prevColon + 1) {
+    const c = at(txt, s - 1);
+    if (c <= 32 || isUniSpace(c)) { s--; continue; }
+    if (!isHexC(c)) break; // an escape (\0, \xHH, \uHHHH) ends in a hex digit
+    if (junkEscapeAt(s - 2, 2, prevColon)) { s -= 2; continue; }
+    if (junkEscapeAt(s - 4, 4, prevColon)) { s -= 4; continue; }
+    if (junkEscapeAt(s - 6, 6, prevColon)) { s -= 6; continue; }
+    break;
+  }
+  prevColon = i;
+  if (i - s < minScheme) return false; // too few units before the ':' for a listed scheme
+  // a URL starts at the value start or right after '=', '(' or a quote
+  const p = s > 0 ? at(txt, s - 1) : 0;
+  if (!(s == 0 || p == 61 || p == 40 || p == 34 || p == 39 || p == 96)) return false;
+  if (!readScheme(s, len) || schemeEnd != i + 1) return false;
+  let r = schemeRule();
+  if (r < 0) r = dataRule(len);
+  // Detection spares a title ("JavaScript: The Good Parts": not code); the sanitizer's promise
+  // is that no script URL is left at all, so it removes the scheme (and the spaces after it).
+  if (r >= 0 && (stripMode || !proseAfterScheme())) {
+    let e = schemeEnd;
+    if (stripMode) { while (e < len && sp(at(txt, e))) e++; }
+    hit(r, s, stripMode ? e : (len < schemeEnd + 40 ? len : schemeEnd + 40));
+    return true;
+  }
+  return false;
 }
 
 /** Runs every XSS rule over text[0, n). In strip mode adds removal spans instead of findings. */
