@@ -66,6 +66,8 @@ interface Exports {
 }
 
 export const ABI_VERSION = 1;
+/** Findings one batch's result table holds (assembly/findings.ts MAX_PER_BATCH, ABI.md). */
+const MAX_PER_BATCH = 4096;
 const DEFAULT_MAX_VALUE = 1 << 20;
 
 let wasmModule: WebAssembly.Module | undefined;
@@ -249,7 +251,8 @@ export class Engine {
     }
   }
 
-  private readFindings(count: number, out: Finding[][]): void {
+  /** Reads the batch's findings of values before `upTo` (all of them by default). */
+  private readFindings(count: number, out: Finding[][], upTo = Infinity): void {
     if (count === 0) return;
     this.views();
     const buf = this.viewBuf!;
@@ -257,6 +260,7 @@ export class Engine {
     const t = this.ex.result_ptr() >>> 2;
     for (let k = 0; k < count; k++) {
       const e = t + 2 + k * 6;
+      if (table[e] >= upTo) break; // entries are in value order
       const rule = this.rules[table[e + 1]];
       out[table[e]].push({
         vector: rule.vector,
@@ -328,9 +332,32 @@ export class Engine {
       return out;
     }
     if (count < 0) throw new Error('shield.wasm rejected the batch header (bindings bug)');
-    this.readFindings(count, out);
-    this.decodedChecks(values, out);
+    // The result table holds MAX_PER_BATCH findings. When it filled up, the value its last
+    // finding belongs to, and every value after it, may have lost findings (and would pass a
+    // sanitizing shield() untouched): they are scanned again as a batch of their own. A value
+    // has at most 16 findings, so each round gets through at least 256 values.
+    const upTo = count >= MAX_PER_BATCH ? this.overflowFrom(count, values.length) : values.length;
+    this.readFindings(count, out, upTo);
+    this.decodedChecks(values, out, upTo);
+    if (upTo < values.length) {
+      const rest = values.slice(upTo);
+      const restOut: Finding[][] = rest.map(() => []);
+      this.scanPacked(rest, Engine.units(rest), restOut);
+      for (let k = 0; k < rest.length; k++) for (const f of restOut[k]) out[upTo + k].push(f);
+    }
     return out;
+  }
+
+  /**
+   * After a batch whose result table is full: the first value whose findings may be incomplete
+   * (the one the last recorded finding belongs to), or `n` when nothing was dropped.
+   */
+  private overflowFrom(count: number, n: number): number {
+    this.views();
+    const t = this.ex.result_ptr() >>> 2;
+    if (this.u32[t + 1] === 0) return n; // full, but nothing dropped
+    const last = this.u32[t + 2 + (count - 1) * 6];
+    return last > 0 ? last : n; // 0: one value filled the table alone (cannot happen: 16 per value)
   }
 
   /**
@@ -339,12 +366,12 @@ export class Engine {
    * packed. Flags and listed URLs are copied out first: decode_value may grow memory and
    * detach every view.
    */
-  private decodedChecks(values: readonly string[], out: Finding[][]): void {
+  private decodedChecks(values: readonly string[], out: Finding[][], upTo = values.length): void {
     const at = this.ex.batch_changed_ptr();
     this.views(); // the scan may have grown memory
     const flags = this.u8View!;
     let work: { i: number; fl: number; urls: number[] }[] | null = null;
-    for (let i = 0; i < values.length; i++) {
+    for (let i = 0; i < upTo; i++) {
       const fl = flags[at + i];
       if ((fl & 6) === 0) continue; // bit 1: URLs to judge, bit 2: JSON that may hold a listed key
       let urls: number[] = [];

@@ -22,7 +22,7 @@ export { detectPromptInjection } from './prompt-injection.js';
 export type { PromptInjectionResult, PromptInjectionMatch } from './prompt-injection.js';
 export { PROMPT_SIGNATURES } from './prompt-signatures.js';
 export type { PromptSignature, PromptTier, PromptSignal, PatternStep } from './prompt-signatures.js';
-export { scanObject, sanitizeObject, ObjectLimitError, OBJECT_LIMITS } from './object.js';
+export { scanObject, sanitizeObject, ObjectLimitError, OBJECT_LIMITS, MAX_DEPTH_CEILING } from './object.js';
 export type { ObjectFinding, ObjectPath, ObjectScanOptions } from './object.js';
 
 let shared: Engine | undefined;

@@ -37,7 +37,7 @@ export interface ObjectFinding extends Finding {
 export interface ObjectScanOptions {
   /** The engine whose rules (and `rules.disable`) apply; default: the shared `defaultEngine()`. */
   engine?: Engine;
-  /** Deepest nesting of objects and arrays, the root counting as 1 (default 64). */
+  /** Deepest nesting of objects and arrays, the root counting as 1 (default 64, at most 1,024). */
   maxDepth?: number;
   /** Most keys plus array elements (an array counts its whole `length`) in the whole value (default 100,000). */
   maxKeys?: number;
@@ -121,9 +121,19 @@ function pathOfEntry(w: Walk, entry: number): ObjectPath {
   return path.reverse();
 }
 
+/**
+ * The largest maxDepth accepted. Every finding carries its path from the root, so a value
+ * nested d deep with a finding at every level reports about d * d / 2 path entries: at 1,024
+ * that is half a million, at 10,000 fifty million (seconds of CPU, gigabytes of paths).
+ */
+export const MAX_DEPTH_CEILING = 1024;
+
 function limitOption(options: ObjectScanOptions, name: LimitName): number {
   const v = options[name] ?? OBJECT_LIMITS[name];
   if (!Number.isSafeInteger(v) || v < 1) throw new TypeError(`${name} must be a positive integer, got ${String(options[name])}`);
+  if (name === 'maxDepth' && v > MAX_DEPTH_CEILING) {
+    throw new TypeError(`maxDepth must be at most ${MAX_DEPTH_CEILING} (each finding's path grows with the depth), got ${v}`);
+  }
   return v;
 }
 

@@ -140,3 +140,28 @@ describe('views of the engine memory', () => {
     expect(same(engine)).toEqual(expected);
   });
 });
+
+describe('a batch whose findings fill the result table (4,096 per batch)', () => {
+  const engine = new Engine();
+  const alone = (v) => JSON.stringify(engine.scan(v));
+
+  it('5,000 hostile values: every value keeps the findings it has when scanned alone', () => {
+    const values = Array.from({ length: 5000 }, (_, i) => `<script>alert(${i})</script>`);
+    const out = engine.scanValues(values);
+    expect(out).toHaveLength(5000);
+    const one = alone(values[0]);
+    expect(JSON.parse(one).length).toBeGreaterThan(0);
+    for (let i = 0; i < values.length; i++) {
+      expect(out[i].length, `value ${i}`).toBeGreaterThan(0);
+      expect(JSON.stringify(out[i]), `value ${i}`).toBe(alone(values[i]));
+    }
+  });
+
+  it('values of many findings each, mixed with clean ones: the same findings as one by one', () => {
+    const poly = "'><svg onload=alert(1)>../../etc/passwd;cat /etc/passwd' UNION SELECT 1--{{7*7}}<!ENTITY x SYSTEM \"file:///\">";
+    expect(JSON.parse(alone(poly)).length).toBeGreaterThan(4);
+    const values = Array.from({ length: 3000 }, (_, i) => (i % 3 === 2 ? `plain words ${i}` : `${poly}${i}`));
+    const out = engine.scanValues(values);
+    for (let i = 0; i < values.length; i++) expect(JSON.stringify(out[i]), `value ${i}`).toBe(alone(values[i]));
+  });
+});

@@ -8,7 +8,7 @@ import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import querystring from 'node:querystring';
-import { scanObject, sanitizeObject, ObjectLimitError, OBJECT_LIMITS } from '../../dist/bindings/object.js';
+import { scanObject, sanitizeObject, ObjectLimitError, OBJECT_LIMITS, MAX_DEPTH_CEILING } from '../../dist/bindings/object.js';
 import { Engine } from '@shield/node';
 import { loadVectors, label } from '../support/vectors.mjs';
 
@@ -685,5 +685,31 @@ describe('properties (fast-check, fixed seed)', () => {
       }),
       { seed: SEED, numRuns: 1500 },
     );
+  });
+});
+
+describe('maxDepth ceiling', () => {
+  // every finding carries its path from the root: findings at every level of a value nested d
+  // deep report about d * d / 2 path entries, so maxDepth is capped
+  const nested = (d) => {
+    let v = { $ne: 1 };
+    for (let i = 1; i < d; i++) v = { $ne: v };
+    return v;
+  };
+
+  it(`maxDepth above ${MAX_DEPTH_CEILING} is refused, naming the option`, () => {
+    expect(MAX_DEPTH_CEILING).toBe(1024);
+    expect(() => scanObject({}, { maxDepth: MAX_DEPTH_CEILING + 1 })).toThrow(/maxDepth must be at most 1024/);
+    expect(() => sanitizeObject({}, { maxDepth: 100_000 })).toThrow(TypeError);
+  });
+
+  it('at the ceiling, an operator key at every level is reported with its whole path', () => {
+    const found = scanObject(nested(MAX_DEPTH_CEILING), { maxDepth: MAX_DEPTH_CEILING });
+    const keys = found.filter((f) => f.part === 'key');
+    expect(keys).toHaveLength(MAX_DEPTH_CEILING);
+    const depths = keys.map((f) => f.path.length).sort((a, b) => a - b);
+    expect(depths[0]).toBe(1);
+    expect(depths[depths.length - 1]).toBe(MAX_DEPTH_CEILING);
+    expect(() => scanObject(nested(MAX_DEPTH_CEILING + 1), { maxDepth: MAX_DEPTH_CEILING })).toThrow(ObjectLimitError);
   });
 });
