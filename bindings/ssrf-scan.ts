@@ -82,39 +82,18 @@ export function urlFinding(text: string, rules: UrlTargetRules, start = 0, only 
     if (colon >= runEnd) runEnd = endOfUrl(text, colon + 1);
     const e = runEnd - s > MAX_URL ? s + MAX_URL : runEnd;
     if (e - colon < 2) continue;
-    const url = text.slice(s, e);
+    // judged on the scheme and authority alone (the host, port and userinfo: a path, query or
+    // fragment never makes WHATWG parsing fail nor changes the host), so a run of URLs without
+    // white space ('http://a/http://a/...') does not parse up to MAX_URL units at every ':'
+    const url = text.slice(s, authorityEnd(text, colon + 1, e));
     if (smuggling && rules.smuggling) {
       // the scheme addresses something: a slash or backslash follows (gopher://h, file:///x,
       // file:/etc/passwd); "File:Gemini.svg" (a wiki namespace) does not
       const c = text.charCodeAt(colon + 1);
       if (c === 47 || c === 92) return finding('ssrf', rules.smuggling.id, text, s, e);
     }
-    if (internal && rules.internal && !plainPublicName(text, colon + 1, e)) {
-      // judged as an http URL, so the scheme itself is never the reason
-      const asHttp = 'http' + url.slice(scheme.length);
-      const r = validateUrl(asHttp);
-      if (!r.ok && r.reason && (INTERNAL_REASONS.has(r.reason) || r.reason === 'trailing-dot' || r.reason === 'userinfo')) {
-        let reason: string | null = r.reason;
-        if (reason === 'trailing-dot' || reason === 'userinfo') reason = internalHost(asHttp);
-        if (reason) return finding('ssrf', rules.internal.id, text, s, e);
-      } else if (r.reason === 'invalid') {
-        // a URL WHATWG refuses may still reach a lenient client: judge its first host-like token
-        const rest = url.slice(scheme.length + 1).replace(/^[\/\\]+/, '');
-        let k = 0;
-        while (k < rest.length && k < 256 && !':/\\@?#'.includes(rest[k])) k++;
-        const host = rest.slice(0, k);
-        if (host) {
-          const w = validateUrl(`http://${host}/`);
-          if (!w.ok && w.reason && INTERNAL_REASONS.has(w.reason)) return finding('ssrf', rules.internal.id, text, s, e);
-        }
-      } else if (r.ok) {
-        const host = hostOf(asHttp);
-        const ip = host ? wrappedIpv4(host) : null;
-        if (ip) {
-          const w = validateUrl(`http://${ip}/`);
-          if (!w.ok && w.reason && INTERNAL_REASONS.has(w.reason)) return finding('ssrf', rules.internal.id, text, s, e);
-        }
-      }
+    if (internal && rules.internal && !plainPublicName(text, colon + 1, e) && pointsInside(url, scheme)) {
+      return finding('ssrf', rules.internal.id, text, s, e);
     }
     // a URL inside this one (?url=http://localhost) is judged at its own ':'
   }
@@ -122,6 +101,65 @@ export function urlFinding(text: string, rules: UrlTargetRules, start = 0, only 
 }
 
 const MAX_URL = 4096; // longer URLs are judged on their first 4096 units
+
+// The answers of pointsInside for the last authorities judged: text repeats its hosts, adversarial
+// text most of all (a WHATWG parse costs about a microsecond or two)
+const verdicts = new Map<string, boolean>();
+const VERDICTS_MAX = 256;
+
+/** The URL (scheme and authority) `url`, read as an http URL, points inside the network. */
+function pointsInside(url: string, scheme: string): boolean {
+  const known = verdicts.get(url);
+  if (known !== undefined) return known;
+  const answer = judgeInside(url, scheme);
+  if (verdicts.size >= VERDICTS_MAX) verdicts.clear();
+  verdicts.set(url, answer);
+  return answer;
+}
+
+function judgeInside(url: string, scheme: string): boolean {
+  // judged as an http URL, so the scheme itself is never the reason
+  const asHttp = 'http' + url.slice(scheme.length);
+  const r = validateUrl(asHttp);
+  if (!r.ok && r.reason && (INTERNAL_REASONS.has(r.reason) || r.reason === 'trailing-dot' || r.reason === 'userinfo')) {
+    let reason: string | null = r.reason;
+    if (reason === 'trailing-dot' || reason === 'userinfo') reason = internalHost(asHttp);
+    return reason !== null;
+  }
+  if (r.reason === 'invalid') {
+    // a URL WHATWG refuses may still reach a lenient client: judge its first host-like token
+    const rest = url.slice(scheme.length + 1).replace(/^[\/\\]+/, '');
+    let k = 0;
+    while (k < rest.length && k < 256 && !':/\\@?#'.includes(rest[k])) k++;
+    const host = rest.slice(0, k);
+    if (host) {
+      const w = validateUrl(`http://${host}/`);
+      return !w.ok && w.reason !== null && INTERNAL_REASONS.has(w.reason);
+    }
+    return false;
+  }
+  if (r.ok) {
+    const host = hostOf(asHttp);
+    const ip = host ? wrappedIpv4(host) : null;
+    if (ip) {
+      const w = validateUrl(`http://${ip}/`);
+      return !w.ok && w.reason !== null && INTERNAL_REASONS.has(w.reason);
+    }
+  }
+  return false;
+}
+
+/** Where the authority after "scheme:" at i ends: past the slashes, at the next / \ ? # (or e). */
+function authorityEnd(text: string, i: number, e: number): number {
+  let k = i;
+  while (k < e && (text.charCodeAt(k) === 47 || text.charCodeAt(k) === 92)) k++;
+  while (k < e) {
+    const c = text.charCodeAt(k);
+    if (c === 47 || c === 92 || c === 63 || c === 35) break;
+    k++;
+  }
+  return k;
+}
 
 /**
  * The authority after "scheme:" at [i, e) is "//" and a plain public-looking DNS name (ASCII
