@@ -68,6 +68,8 @@ interface Exports {
 export const ABI_VERSION = 1;
 /** Findings one batch's result table holds (assembly/findings.ts MAX_PER_BATCH, ABI.md). */
 const MAX_PER_BATCH = 4096;
+/** Values a batch may hold without filling the result table (16 findings per value at most). */
+const SAFE_BATCH = MAX_PER_BATCH / 16;
 const DEFAULT_MAX_VALUE = 1 << 20;
 
 let wasmModule: WebAssembly.Module | undefined;
@@ -334,16 +336,17 @@ export class Engine {
     if (count < 0) throw new Error('shield.wasm rejected the batch header (bindings bug)');
     // The result table holds MAX_PER_BATCH findings. When it filled up, the value its last
     // finding belongs to, and every value after it, may have lost findings (and would pass a
-    // sanitizing shield() untouched): they are scanned again as a batch of their own. A value
-    // has at most 16 findings, so each round gets through at least 256 values.
+    // sanitizing shield() untouched): they are scanned again, in batches of SAFE_BATCH values,
+    // which cannot fill the table (a value has at most 16 findings), so no value is scanned
+    // more than twice.
     const upTo = count >= MAX_PER_BATCH ? this.overflowFrom(count, values.length) : values.length;
     this.readFindings(count, out, upTo);
     this.decodedChecks(values, out, upTo);
-    if (upTo < values.length) {
-      const rest = values.slice(upTo);
-      const restOut: Finding[][] = rest.map(() => []);
-      this.scanPacked(rest, Engine.units(rest), restOut);
-      for (let k = 0; k < rest.length; k++) for (const f of restOut[k]) out[upTo + k].push(f);
+    for (let from = upTo; from < values.length; from += SAFE_BATCH) {
+      const part = values.slice(from, from + SAFE_BATCH);
+      const partOut: Finding[][] = part.map(() => []);
+      this.scanPacked(part, Engine.units(part), partOut);
+      for (let k = 0; k < part.length; k++) for (const f of partOut[k]) out[from + k].push(f);
     }
     return out;
   }

@@ -210,13 +210,17 @@ function cookieValues(header: string | string[] | undefined, name: string): stri
   if (header === undefined) return out;
   const text = typeof header === 'string' ? header : header.join('; ');
   let i = 0;
+  // the first '=' at or after the current pair, kept while it lies beyond the pair: searching
+  // afresh for each pair would re-read the rest of the header after every pair without one
+  let eq = -1;
   while (i < text.length && out.length < MAX_SAME_NAME) {
     let end = text.indexOf(';', i);
     if (end < 0) end = text.length;
     let s = i;
     while (s < end && (text.charCodeAt(s) === 0x20 || text.charCodeAt(s) === 0x09)) s++;
-    const eq = text.indexOf('=', s);
-    if (eq >= 0 && eq < end) {
+    if (eq < s) eq = text.indexOf('=', s);
+    if (eq < 0) eq = text.length;
+    if (eq < end) {
       let k = eq;
       while (k > s && (text.charCodeAt(k - 1) === 0x20 || text.charCodeAt(k - 1) === 0x09)) k--;
       if (k - s === name.length && text.startsWith(name, s)) {

@@ -486,8 +486,11 @@ function isConnectionString(w: string): boolean {
 }
 
 // A JSON Web Token: `eyJ` (base64url of `{"`) then two more dot-separated base64url parts.
+// Each run of base64url characters and dots is read once: a later `eyJ` inside a run that
+// failed ends where that run ends, with no more dots and fewer characters, so it fails too,
+// and the search goes on after the run (`eyJ` itself is base64url, so none straddles its end).
 function isJwt(word: string): boolean {
-  for (let at = word.indexOf('eyJ'); at >= 0; at = word.indexOf('eyJ', at + 1)) {
+  for (let at = word.indexOf('eyJ'); at >= 0; ) {
     let dots = 0;
     let i = at;
     while (i < word.length && (isBase64Url(word.charCodeAt(i)) || word.charCodeAt(i) === 0x2e)) {
@@ -495,6 +498,7 @@ function isJwt(word: string): boolean {
       i++;
     }
     if (dots >= 2 && i - at >= 20) return true;
+    at = word.indexOf('eyJ', i);
   }
   return false;
 }

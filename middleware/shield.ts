@@ -220,22 +220,30 @@ function isTextType(req: Req): boolean {
  * `req.cookies` / `req.signedCookies` when a cookie parser already ran.
  */
 function rewriteCookies(req: Req, header: string, cookies: CookieEntry[], edits: Map<number, 'drop' | 'value'>, engine: Engine): void {
-  let out = header;
-  const order = [...edits.keys()].sort((a, b) => b - a); // from the end: earlier offsets stay valid
+  // From the last edited cookie to the first, as always: when a name repeats, what the jars
+  // end up holding depends on that order. The new header is collected as pieces and joined
+  // once; splicing each edit into the whole header cost edits x header length.
+  const order = [...edits.keys()].sort((a, b) => b - a);
   const jars = [req.cookies, req.signedCookies].filter((j): j is Record<string, unknown> => j !== null && typeof j === 'object');
+  const pieces: string[] = []; // in reverse order
+  let keptTo = header.length; // header[keptTo..] is already among the pieces
   for (const idx of order) {
     const c = cookies[idx]!;
     if (edits.get(idx) === 'drop') {
-      out = out.slice(0, c.pairStart) + out.slice(c.pairEnd);
+      pieces.push(header.slice(c.pairEnd, keptTo));
+      keptTo = c.pairStart;
       for (const jar of jars) if (Object.prototype.hasOwnProperty.call(jar, c.name)) delete jar[c.name];
       continue;
     }
     const clean = engine.sanitize(c.scanned);
-    out = out.slice(0, c.valueStart) + (c.json ? 'j:' : '') + encodeURIComponent(clean) + out.slice(c.valueEnd);
+    pieces.push(header.slice(c.valueEnd, keptTo), (c.json ? 'j:' : '') + encodeURIComponent(clean));
+    keptTo = c.valueStart;
     for (const jar of jars) {
       if (Object.prototype.hasOwnProperty.call(jar, c.name)) define(jar, c.name, clean);
     }
   }
+  pieces.push(header.slice(0, keptTo));
+  const out = pieces.reverse().join('');
   // a dropped last pair leaves "...; " behind: trim it (a loop, no regular expression on request data)
   let e = out.length;
   while (e > 0 && (out.charCodeAt(e - 1) <= 32 || out.charCodeAt(e - 1) === 59)) e--;

@@ -312,6 +312,14 @@ function parseRetryAfter(value: string | string[] | undefined): number | undefin
   return Math.min(Math.max(ms, 0), RETRY_AFTER_CAP_MS);
 }
 
+// A loop, not /\/+$/: that expression retries from every '/' of a run that does not end the
+// text, quadratic in the run's length.
+function withoutTrailingSlashes(s: string): string {
+  let e = s.length;
+  while (e > 0 && s.charCodeAt(e - 1) === 0x2f) e--;
+  return s.slice(0, e);
+}
+
 function printable(s: string): string {
   return s.replace(/[\x00-\x1f\x7f]+/g, ' ');
 }
@@ -416,8 +424,9 @@ export class TelemetryClient {
     const https = this.url.protocol === 'https:';
     this.send = https ? (httpsRequest as typeof httpRequest) : httpRequest;
     this.agent = https ? new HttpsAgent({ keepAlive: true, maxSockets: 1 }) : new HttpAgent({ keepAlive: true, maxSockets: 1 });
-    const path = `${this.url.pathname.replace(/\/+$/, '')}/v1/events${this.url.search}`;
-    this.target = `${this.url.protocol}//${this.url.host}${this.url.pathname.replace(/\/+$/, '')}/v1/events`;
+    const base = withoutTrailingSlashes(this.url.pathname);
+    const path = `${base}/v1/events${this.url.search}`;
+    this.target = `${this.url.protocol}//${this.url.host}${base}/v1/events`;
     this.requestOptions = {
       protocol: this.url.protocol,
       hostname: this.url.hostname.replace(/^\[|\]$/g, ''),

@@ -332,6 +332,50 @@ describe.each(EXPRESSES)('%s', (_name, express) => {
   });
 });
 
+describe('reading the Cookie header', () => {
+  // The middleware called directly (it needs only these few members): headers far beyond
+  // Node's 16 KB header limit, and a Cookie header given as an array.
+  const mw = csrfProtection({ secret: SECRET });
+  const TOKEN = makeToken(SECRET);
+  const STALE = makeToken(OTHER_SECRET);
+  const outcome = (cookie) => {
+    const res = {
+      statusCode: 200, headersSent: false, body: null,
+      getHeader: () => undefined, setHeader: () => {}, end(body) { this.body = body; },
+    };
+    let passed = false;
+    mw({ method: 'POST', headers: { cookie, 'x-csrf-token': TOKEN } }, res, () => { passed = true; });
+    return passed ? 'ok' : JSON.parse(res.body).message;
+  };
+
+  // [Cookie header, outcome], as the search for '=' from each pair to the end of the header gave them
+  const cases = [
+    [`flag; shield.csrf=${TOKEN}`, 'ok'],
+    [`shield.csrf; a=${TOKEN}`, 'missing CSRF cookie'], // the '=' of the next pair is not this pair's
+    [`shield.csrf;=${TOKEN}`, 'missing CSRF cookie'],
+    [`shield.csrf; shield.csrf=${TOKEN}`, 'ok'],
+    [`a; b;; ;c; shield.csrf = "${TOKEN}" ;d`, 'ok'],
+    [`a=b=c; shield.csrf\t=\t${TOKEN}; e`, 'ok'],
+    ['shield.csrf', 'missing CSRF cookie'],
+    [`=${TOKEN}; shield.csrf`, 'missing CSRF cookie'],
+    ['shield.csrf=; x', 'invalid CSRF cookie'],
+    [`x;shield.csrf=${STALE}; y`, 'invalid CSRF cookie'],
+    [`x;shield.csrf=${STALE}; y; shield.csrf=${TOKEN}; z`, 'ok'],
+    [`shield.csrf=${TOKEN}=`, 'invalid CSRF cookie'],
+    [`${'shield.csrf=x; '.repeat(8)}shield.csrf=${TOKEN}`, 'invalid CSRF cookie'], // 8 of a name at most
+    [`${'shield.csrf; '.repeat(8)}shield.csrf=${TOKEN}`, 'ok'], // pairs without '=' are not counted
+    [['flag', `shield.csrf=${TOKEN}`], 'ok'],
+    [['shield.csrf', `x=${TOKEN}`], 'missing CSRF cookie'],
+  ];
+  it.each(cases)('%j', (cookie, expected) => {
+    expect(outcome(cookie)).toBe(expected);
+  });
+
+  it('the cookie after 3,000,000 pairs without \'=\': once minutes, now milliseconds', () => {
+    expect(outcome(`${'a;'.repeat(3_000_000)}shield.csrf=${TOKEN}`)).toBe('ok');
+  });
+});
+
 describe('CSRF_DEFAULTS', () => {
   it('holds the documented defaults', () => {
     expect(CSRF_DEFAULTS).toEqual({

@@ -375,6 +375,49 @@ describe('scrubText', () => {
     expect(performance.now() - t1).toBeLessThan(1500);
   });
 
+  describe('JSON Web Tokens: each run of base64url and dots is read once', () => {
+    const JWT = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln';
+    // [input, expected output], as the search that started over at every `eyJ` gave them
+    const cases = [
+      [`eyJeyJeyJ,${JWT}`, REDACTED], // a token right after a run that failed
+      [`eyJ!${JWT}!eyJ`, REDACTED],
+      ['eyJ'.repeat(10), 'eyJ'.repeat(10)],
+      [`${'eyJ'.repeat(5)}.a.b`, `${'eyJ'.repeat(5)}.a.b`], // two dots, 19 characters: too short
+      [`${'eyJ'.repeat(6)}.a.b`, REDACTED],
+      [`aeyJb.c.${'d'.repeat(14)}`, REDACTED], // `eyJ` inside a run starts it there
+      [`x.y.eyJ${'a'.repeat(20)}`, `x.y.eyJ${'a'.repeat(20)}`], // dots before `eyJ` do not count
+      [`eyJ.${'a'.repeat(20)},b.c`, `eyJ.${'a'.repeat(20)},b.c`], // nor dots of the next run
+      [`eyJ.${'a'.repeat(20)}.`, REDACTED],
+      [`eyJa.b,eyJ${'c'.repeat(20)}.d.e`, REDACTED],
+      [`ab eyJ.x.y ${JWT}`, `ab eyJ.x.y ${REDACTED}`],
+    ];
+    it.each(cases)('%j', (input, expected) => {
+      expect(scrubText(input)).toBe(expected);
+    });
+
+    // The search as it was, one start at a time: the reference on short words.
+    const jwtByEveryStart = (w) => {
+      for (let at = w.indexOf('eyJ'); at >= 0; at = w.indexOf('eyJ', at + 1)) {
+        let i = at;
+        let dots = 0;
+        while (i < w.length && /[A-Za-z0-9_.-]/.test(w[i])) { if (w[i] === '.') dots++; i++; }
+        if (dots >= 2 && i - at >= 20) return true;
+      }
+      return false;
+    };
+    it('redacts exactly the words the search from every start redacted (fast-check, seed 42)', () => {
+      // no other rule applies to words of these pieces
+      const word = fc.array(fc.constantFrom('eyJ', 'e', 'y', 'J', 'a', '-', '_', '.', ',', '!'), { maxLength: 40 }).map((a) => a.join(''));
+      fc.assert(fc.property(word, (w) => {
+        expect(scrubText(w)).toBe(w !== '' && jwtByEveryStart(w) ? REDACTED : w);
+      }), { seed: 42, numRuns: 5000 });
+    });
+
+    it('a token after a long run of `eyJ`: once minutes, now milliseconds', () => {
+      expect(scrubText(`bad id ${'eyJ'.repeat(150_000)},${JWT}`)).toBe(`bad id ${REDACTED}`);
+    });
+  });
+
   describe('properties (fast-check, seed 42)', () => {
     // Pieces that trigger every rule, glued in random order with random separators, so the
     // rules meet each other's output at every boundary.

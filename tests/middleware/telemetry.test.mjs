@@ -65,10 +65,10 @@ afterEach(async () => {
  * A control plane stand-in. `respond(req, index)` returns { status, headers, body } or
  * { hang: true }, possibly after a delay; every request is recorded with its decoded envelope.
  */
-async function startServer(respond = () => ({ status: 202 }), port = 0) {
+async function startServer(respond = () => ({ status: 202 }), port = 0, serverOptions = {}) {
   const requests = [];
   const state = { connections: 0, inFlight: 0, maxInFlight: 0 };
-  const server = http.createServer((req, res) => {
+  const server = http.createServer(serverOptions, (req, res) => {
     state.inFlight++;
     state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
     const chunks = [];
@@ -213,6 +213,32 @@ describe('request format', () => {
       expect(JSON.parse(r.raw.toString('utf8')).events).toEqual([ev('p')]);
     }
     expect(srv.requests.length).toBe(4);
+  });
+
+  it('drops only the trailing slashes of the endpoint path, and keeps its query', async () => {
+    const srv = await startServer();
+    const cases = [
+      ['/a///?x=1', '/a/v1/events?x=1'], ['//', '/v1/events'], ['/a//b/', '/a//b/v1/events'],
+      ['/a/%2F/', '/a/%2F/v1/events'], ['/a/./b/..//', '/a/v1/events'], ['/ /x/', '/%20/x/v1/events'],
+    ];
+    for (const [suffix, path] of cases) {
+      const c = client({ endpoint: srv.url + suffix, gzip: false });
+      c.enqueue(ev('p'));
+      await c.flush();
+      expect(srv.requests.at(-1).url, suffix).toBe(path);
+    }
+  });
+
+  it('an endpoint path with a long run of slashes: once minutes, now milliseconds', async () => {
+    // the path alone is 300 KB: the stand-in takes request lines of up to 1 MiB
+    const srv = await startServer(undefined, 0, { maxHeaderSize: 1 << 20 });
+    const run = '/'.repeat(300_000);
+    for (const [suffix, path] of [[`${run}x`, `${run}x/v1/events`], [`/x${run}`, '/x/v1/events']]) {
+      const c = client({ endpoint: srv.url + suffix, gzip: false });
+      c.enqueue(ev('p'));
+      await c.flush();
+      expect(srv.requests.at(-1).url).toBe(path);
+    }
   });
 
   it('encodes any string exactly as JSON.stringify would, and sends only the schema fields', async () => {
