@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { Engine, type Finding } from '../bindings/engine.js';
 import { defaultEngine } from '../bindings/index.js';
-import { scanObject, define, ObjectLimitError, OBJECT_LIMITS, type ObjectPath } from '../bindings/object.js';
+import { scanObject, define, ObjectLimitError, OBJECT_LIMITS, MAX_DEPTH_CEILING, type ObjectPath } from '../bindings/object.js';
 import { keyCheck, keyFindings } from '../bindings/object-keys.js';
 import type { Severity } from '../bindings/rule-blob.js';
 import { compileTrustProxy, normalizeIp, type TrustProxy, type ClientIpResolver } from './client-ip.js';
@@ -150,6 +150,7 @@ function checkOptions(o: ShieldOptions): void {
     for (const [k, v] of Object.entries(o.limits)) {
       if (!(k in OBJECT_LIMITS)) throw new TypeError(`shield: option "limits.${k}" is not known`);
       if (v !== undefined && (!Number.isInteger(v) || (v as number) < 1)) throw new TypeError(`shield: option "limits.${k}" must be a positive integer`);
+      if (k === 'maxDepth' && (v as number) > MAX_DEPTH_CEILING) throw new TypeError(`shield: option "limits.maxDepth" must be at most ${MAX_DEPTH_CEILING}`);
     }
   }
 }

@@ -453,6 +453,8 @@ describe.each(EXPRESSES)('%s', (_name, express) => {
       expect(() => shield({ exclude: { fields: ['headers.x'] } })).toThrow(/exclude\.fields\[0\]/);
       expect(() => shield({ trustProxy: ['10.0.0.0/99'] })).toThrow(/trustProxy/);
       expect(() => shield({ limits: { maxDepth: 0 } })).toThrow(/limits\.maxDepth/);
+      expect(() => shield({ limits: { maxDepth: 1025 } })).toThrow(/limits\.maxDepth" must be at most 1024/);
+      expect(() => shield({ limits: { maxDepth: 1024 } })).not.toThrow();
     });
 
     it('a body beyond the key-walk limits is refused with 413 and one deny event', async () => {
