@@ -445,6 +445,25 @@ describe.each(EXPRESSES)('%s', (_name, express) => {
       await s.close();
     });
 
+    it('with neither onDecision nor telemetry no event is built: no listener waits for the response', async () => {
+      const counts = {};
+      const app = express();
+      app.use((req, res, next) => { req.before = res.listenerCount('close'); next(); });
+      app.use('/quiet', shield({ telemetry: false, headers: false }));
+      app.use('/heard', shield({ telemetry: false, headers: false, onDecision: () => {} }));
+      app.get(['/quiet', '/heard'], (req, res) => { counts[req.path] = res.listenerCount('close') - req.before; res.json({ q: req.query.q ?? null }); });
+      const s = await listen(app);
+      try {
+        for (const p of ['/quiet', '/heard']) {
+          const r = await fetch(`${s.url}${p}?q=${encodeURIComponent('<script>x</script>')}`);
+          expect(await r.json()).toEqual({ q: '' });
+        }
+      } finally {
+        await s.close();
+      }
+      expect(counts).toEqual({ '/quiet': 0, '/heard': 1 });
+    });
+
     it('bad options are TypeErrors naming the option', () => {
       expect(() => shield({ blok: true })).toThrow(/"blok"/);
       expect(() => shield({ block: 'yes' })).toThrow(/"block"/);
