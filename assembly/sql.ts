@@ -933,14 +933,47 @@ function lineEnd(i: i32): i32 {
   return k;
 }
 
+// The walks of stackedWordAfter. A walk visits every CR and LF between its start and where it
+// stops (a line comment ends before the next one), and its answer depends only on where it is:
+// a later walk that reaches one of those CR/LF has the same answer. Without that, every ';'
+// inside a chain of line comments ("\n#;\n#;...") walked to the end of the value.
+let walkFrom: i32 = -1; // CR/LF in [walkFrom, walkTo] lead to walkAnswer
+let walkTo: i32 = 0;
+let walkAnswer = false;
+let walkStop: i32 = 0; // where the current walk stopped
+let walkMet = false; // the current walk reached [walkFrom, walkTo]
+let walkSawEol = false; // the current walk passed a CR or LF
+
 /**
  * The first token after i, past white space and comments as the lexer and sig() see them, is a
  * word that some enabled stacked-query rule lists. Linear over all ';' of a value: the line
- * comment ends are searched once (lineEnd), and the rest stops at the first word.
+ * comment ends are searched once (lineEnd), and a walk ends where an earlier one passed.
  */
 function stackedWordAfter(i: i32): bool {
+  const answer = stackedWalk(i);
+  if (walkMet) {
+    // the two walks' ranges join: every CR/LF in the union leads to the same answer
+    if (i < walkFrom) walkFrom = i;
+  } else if (walkSawEol) {
+    // (a walk that passed no CR/LF cannot be met: keeping the range it would replace matters,
+    // or walks alternate between replacing it and running to the end: "\n#;;\n#;;...")
+    walkFrom = i;
+    walkTo = walkStop;
+    walkAnswer = answer;
+  }
+  return answer;
+}
+
+function stackedWalk(i: i32): bool {
+  walkMet = false;
+  walkSawEol = false;
   while (i < len) {
     const c = at(txt, i);
+    walkStop = i;
+    if (c == 10 || c == 13) {
+      if (walkFrom >= 0 && i >= walkFrom && i <= walkTo) { walkMet = true; return walkAnswer; }
+      walkSawEol = true;
+    }
     if ((cls(c) & 1) != 0 || (c == 43 && plusSpace)) { i++; continue; }
     if (c == 35 || (c == 45 && i + 1 < len && at(txt, i + 1) == 45)) {
       i = lineEnd(i);
@@ -1120,6 +1153,7 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   txt = p;
   len = n;
   eolFrom = -1;
+  walkFrom = -1;
   // numbers, dates, phone numbers: digits with - . / : + , and spaces cannot hold SQL
   if (n == 0 || (mask & SQL_CLASSES) == 0) return;
   plusSpace = plusIsSpace(mask);

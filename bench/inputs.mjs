@@ -166,6 +166,7 @@ export const FAMILIES = [
   { name: "'+a/*", desc: "a quote, an operator, a word and an unclosed comment, repeated (the JavaScript breakout's gap)", make: (n) => rep("'+a/*", n) },
   { name: '/*\'+a', desc: "'/*'+a/**/ ' repeated (quotes inside a chain of comments)", make: (n) => rep("/*'+a/**/ ", n) },
   { name: 'x;--', desc: "'x;--' repeated (';' inside one line comment: SQL's stacked-query look)", make: (n) => rep('x;--', n) },
+  { name: 'nl#;', desc: "a line break, '#' and ';' repeated (';' inside each of a chain of line comments)", make: (n) => rep('\n#;', n) },
   { name: '/*from', desc: "'/*from/**/ ' repeated (SQL phrase words inside a chain of comments)", make: (n) => rep('/*from/**/ ', n) },
   { name: 'urlrun', desc: "'http://a/' repeated (URLs with no white space between them: the bindings' SSRF check at every ':')", make: (n) => rep('http://a/', n) },
   { name: '{"a":', desc: `'{"a":' repeated (an unterminated JSON value: the bindings' JSON-key check)`, make: (n) => rep('{"a":', n) },

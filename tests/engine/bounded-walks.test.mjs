@@ -16,6 +16,8 @@ const CASES = [
   ['quotes inside a chain of comments (JavaScript breakout gap)', rep("/*'+a/**/ ", MB)],
   ["';' inside a line comment (SQL stacked query)", rep('x;--', MB)],
   ["';' inside a '#' comment after prose (SQL stacked query)", 'hello ' + rep(';#', MB)],
+  ["';' inside each of a chain of line comments (SQL stacked query)", rep('\n#;', MB)],
+  ["two ';' inside each of a chain of '--' comments (SQL stacked query)", rep('\n--;;', MB)],
   ['phrase words inside a chain of comments (SQL phrase)', rep('/*waitfor/**/ ', MB)],
   ['phrase words inside a chain of comments (SQL phrase, FROM)', rep('/*from/**/ ', MB)],
   ['listed calls before an unclosed comment (JavaScript call)', rep("'+alert/*", MB)],
@@ -71,5 +73,9 @@ describe('the bounds, as rules', () => {
     expect(rules('x;-- c\nselect * from users')).toContain('patterns.sql.stacked-query');
     expect(rules(rep('x;--', 4000) + '\ndrop table users')).toContain('patterns.sql.stacked-query');
     expect(rules(rep('x;--', 4000))).not.toContain('patterns.sql.stacked-query');
+    // every ';' of a chain of comments leads to the same first token: the statement at the end
+    expect(rules('x' + rep('\n#;', 3000) + '\ndrop table users')).toContain('patterns.sql.stacked-query');
+    expect(rules('x' + rep('\n#;;', 3000) + '\ndrop table users')).toContain('patterns.sql.stacked-query');
+    expect(rules('x' + rep('\n#;', 3000) + '\nhello there')).not.toContain('patterns.sql.stacked-query');
   });
 });
