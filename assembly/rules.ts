@@ -205,21 +205,20 @@ export function paramFind(r: i32, p: usize, i: i32, len: i32): i32 {
 
 /** The length filter of every enabled rule of a kind, OR-ed (bit l: some param has length l; 31: longer). */
 export function kindLenMask(kind: i32): u32 {
-  let m: u32 = 0;
-  let r = firstRule(kind);
-  while (r >= 0) {
-    if (ruleEnabled(r)) m |= load<u32>(ruleLenMask + (<usize>r << 2));
-    r = nextRule(r);
-  }
-  return m;
+  return kindMask(kind, ruleLenMask);
 }
 
 /** The first-character filter of every enabled rule of a kind, OR-ed (bit c & 31: some param may start with c). */
 export function kindFirstMask(kind: i32): u32 {
+  return kindMask(kind, ruleFirstMask);
+}
+
+/** A per-rule mask table (ruleLenMask, ruleFirstMask) OR-ed over the enabled rules of a kind. */
+function kindMask(kind: i32, masks: usize): u32 {
   let m: u32 = 0;
   let r = firstRule(kind);
   while (r >= 0) {
-    if (ruleEnabled(r)) m |= load<u32>(ruleFirstMask + (<usize>r << 2));
+    if (ruleEnabled(r)) m |= load<u32>(masks + (<usize>r << 2));
     r = nextRule(r);
   }
   return m;

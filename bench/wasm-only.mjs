@@ -3,6 +3,9 @@
 // For looking at the engine's own cost per value and per size; `npm run bench` is the reference.
 //
 //   npm run build && node bench/wasm-only.mjs      (~30 s)
+//   node bench/wasm-only.mjs [path to a shield.wasm] --unit "'+a/*" [--size 1048576]
+//     (one value of the unit repeated to the size, instead of the fixed inputs: the probe's
+//     families timed on the engine alone, for comparing two builds)
 //
 // Prints, best of 7 samples each: the 64 KB and 1 KB benign texts of `npm run bench`, its batch
 // of 8 short values, prose values of typical field sizes (slices of the benign text), and one
@@ -13,10 +16,18 @@ import { fileURLToPath } from 'node:url';
 import { benignText } from './inputs.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const wasm = fs.readFileSync(process.argv[2] ?? path.join(here, '../build/shield.wasm'));
+const args = process.argv.slice(2);
+const unitAt = args.indexOf('--unit');
+const unit = unitAt >= 0 ? args[unitAt + 1] : null;
+const sizeAt = args.indexOf('--size');
+const unitSize = sizeAt >= 0 ? Number(args[sizeAt + 1]) : 1 << 20;
+const positional = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--unit' && args[i - 1] !== '--size');
+const wasmPath = positional[0] ?? path.join(here, '../build/shield.wasm');
+const wasm = fs.readFileSync(wasmPath);
 const { instance } = await WebAssembly.instantiate(wasm, { env: { abort() { throw new Error('shield.wasm aborted'); } } });
 const ex = instance.exports;
 if (ex.init(ex.rules_default_ptr(), ex.rules_default_len()) < 0) throw new Error('rule blob rejected');
+if (unit !== null) ex.set_max_value_length(Math.max(unitSize, 1 << 20));
 
 function pack(values) {
   const units = values.reduce((a, v) => a + v.length, 0);
@@ -55,7 +66,12 @@ function time(values) {
 
 const fmt = (ns) => (ns >= 1e3 ? `${(ns / 1e3).toFixed(2)} us` : `${ns.toFixed(0)} ns`);
 const prose = benignText(65536);
-console.log(`engine ${path.relative(process.cwd(), process.argv[2] ?? path.join(here, '../build/shield.wasm'))}, ${wasm.length} bytes, all default rules`);
+console.log(`engine ${path.relative(process.cwd(), wasmPath)}, ${wasm.length} bytes, all default rules`);
+if (unit !== null) {
+  const v = unit.repeat(Math.ceil(unitSize / unit.length)).slice(0, unitSize);
+  console.log(`${JSON.stringify(unit)} repeated to ${unitSize} units: ${fmt(time([v]))} per call`);
+  process.exit(0);
+}
 for (const bytes of [65536, 1024]) {
   const ns = time([benignText(bytes)]);
   console.log(`benign ${bytes / 1024} KB: ${fmt(ns)} per call, ${(bytes / ns * 1000).toFixed(0)} MB/s`);
