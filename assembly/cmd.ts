@@ -7,7 +7,7 @@
 // The sanitizer (SPEC) strips ; & | ` $( ${ >> << and C0 control characters wherever they are.
 // Linear: every separator and substitution start is read once, with bounded look-ahead.
 
-import { at, lower, isAlpha, isAlnum, isDigit, find4, findP, P_CMD } from './text';
+import { at, lower, isAlpha, isAlnum, isDigit, find1, find4, findP, P_CMD } from './text';
 import { K_SHELL_COMMAND, K_SHELL_RARE, K_SHELL_SUBST, firstRule, enabledRule, ruleWithWord } from './rules';
 import { emit } from './findings';
 import { stripMode, addSpan } from './spans';
@@ -264,6 +264,16 @@ function stripAll(): void {
 }
 
 /** Runs every command-injection rule over text[0, n). In strip mode adds removal spans instead of findings. */
+/**
+ * scanCmd, detecting, can find something in p[0, n): it holds a separator (';' '&' '|' or a line
+ * break) or a character that starts a substitution ('$' '`' '{'). The classes put LF with the
+ * other white space, so a value whose only candidate is white space is searched for a LF.
+ */
+export function cmdWanted(p: usize, n: i32, mask: u32): bool {
+  if ((mask & (C_SEMI | C_AMP | C_PIPE | C_DOLLAR | C_BQ | C_LBRACE)) != 0) return true;
+  return (mask & C_SPACE) != 0 && find1(p, 0, n, 10) < n;
+}
+
 export function scanCmd(p: usize, n: i32, mask: u32): void {
   txt = p;
   len = n;

@@ -728,6 +728,9 @@ function schemeBefore(i: i32, minScheme: i32): bool {
 }
 
 /** Runs every XSS rule over text[0, n). In strip mode adds removal spans instead of findings. */
+/** Classes without which scanXss finds nothing when detecting (tags, bare schemes, quote breakouts). */
+export const XSS_CLASSES = C_LT | C_COLON | C_SQ | C_DQ | C_BQ;
+
 export function scanXss(p: usize, n: i32, mask: u32): void {
   txt = p;
   len = n;

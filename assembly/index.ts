@@ -5,11 +5,11 @@ import { loadRules, rulesLoaded, setRuleEnabled, enabledRule, K_DECODE_EXCESS, K
 import { arenaReset, arenaAlloc, arenaMark, arenaRelease, ensure, setPageLimit, arenaCommit } from './mem';
 import { resultsInit, resultBytes, resultPtr, resultCount, beginValue, setText, emit, MAX_PER_BATCH, MAX_PER_VALUE } from './findings';
 import { runPipeline, runPipelineClassified, outPtr, outLen, excess } from './pipeline';
-import { scanXss } from './html';
+import { scanXss, XSS_CLASSES } from './html';
 import { scanSql } from './sql';
-import { scanSsti, resetSstiCache } from './ssti';
-import { scanXxe } from './xxe';
-import { scanCmd } from './cmd';
+import { scanSsti, sstiWanted, resetSstiCache } from './ssti';
+import { scanXxe, XXE_CLASSES } from './xxe';
+import { scanCmd, cmdWanted } from './cmd';
 import { urlCandidates, MAX_URLS } from './urls';
 import { jsonKeyCandidate } from './jsonkeys';
 import { scanPath, resetPathCaches } from './path';
@@ -196,11 +196,13 @@ export function scan_batch(): i32 {
     // bit 1: URLs the bindings must judge, listed in `urls` (after the literal pass: its colon bitmap serves)
     if ((mask & C_COLON) != 0 && (mask & (C_SLASH | C_BSLASH)) != 0 &&
       urlCandidates(p, n, urls + <usize>i * URL_ROW) > 0) store<u8>(changed + <usize>i, load<u8>(changed + <usize>i) | 2);
-    scanXss(p, n, mask);
+    // each detector only where the value holds characters it needs (a call that would return at
+    // once costs a few ns: most of a short value's time is such calls)
+    if ((mask & XSS_CLASSES) != 0) scanXss(p, n, mask);
     scanSql(p, n, mask);
-    scanSsti(p, n, mask);
-    scanXxe(p, n, mask);
-    scanCmd(p, n, mask);
+    if (sstiWanted(n, mask)) scanSsti(p, n, mask);
+    if ((mask & XXE_CLASSES) == XXE_CLASSES) scanXxe(p, n, mask);
+    if (cmdWanted(p, n, mask)) scanCmd(p, n, mask);
     scanPath(p, n, mask);
     punctReset();
     arenaRelease(mark);

@@ -1090,6 +1090,8 @@ function startsLikeSql(): bool {
   if ((cls(c) & 8) == 0) return c < 128; // a sign, '.', ')', ';', '|', ... (not a letter)
   let k = i;
   while (k < len && (cls(at(txt, k)) & 2) != 0) k++;
+  // a value of one word ("desc", "select"): a window of one token holds nothing any judge reads
+  if (k >= len) return false;
   const l = k - i;
   // first word: a boolean operator, UNION, or a statement keyword
   if (l == 2 || l == 3) {

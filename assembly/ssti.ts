@@ -210,6 +210,17 @@ function dunders(): void {
 }
 
 /** Runs every SSTI rule over text[0, n). In strip mode adds removal spans instead of findings. */
+/**
+ * scanSsti can find something in a value of n units with these classes: every character of some
+ * delimiter pair (a cached pair's gate bit, or a pair past the cache), or a dunder name's '_' and
+ * letters. A quick "no" only: scanSsti makes the exact checks.
+ */
+export function sstiWanted(n: i32, mask: u32): bool {
+  if (n < 3) return false;
+  if (cachedPairs < 0) buildCache();
+  return cachedPairs >= MAX_CACHED || (mask & gateAny) != 0 || (mask & (C_UNDERSCORE | C_ALPHA)) == (C_UNDERSCORE | C_ALPHA);
+}
+
 export function scanSsti(p: usize, n: i32, mask: u32): void {
   txt = p;
   len = n;

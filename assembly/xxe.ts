@@ -134,11 +134,14 @@ function stripParameterRefs(): void {
 }
 
 /** Runs every XXE rule over text[0, n). In strip mode adds removal spans instead of findings. */
+/** Classes a value needs, all of them, for scanXxe to find anything ("<!"). */
+export const XXE_CLASSES = C_LT | C_BANG;
+
 export function scanXxe(p: usize, n: i32, mask: u32): void {
   txt = p;
   len = n;
   declared = false;
-  if ((mask & (C_LT | C_BANG)) != (C_LT | C_BANG)) return;
+  if ((mask & XXE_CLASSES) != XXE_CLASSES) return;
   const rEntity = enabledRule(K_XML_ENTITY);
   const rCdata = enabledRule(K_XML_CDATA);
   const doctypeOn = enabledRule(K_XML_DOCTYPE) >= 0;
