@@ -573,8 +573,13 @@ export function literalFront(p: usize, n: i32, stopAtEscape: bool): u32 {
     if (lanes < 64) {
       // the last, partial block: its units are copied into a block padded with U+0000, so that
       // the vector steps read nothing past the value; the padding lanes are masked off below
-      memory.copy(TAIL, src, <usize>lanes << 1);
-      memory.fill(TAIL + (<usize>lanes << 1), 0, <usize>(64 - lanes) << 1);
+      // (plain loops: V8 runs memory.copy and memory.fill outside the wasm code, a call that
+      // costs more than these few stores)
+      const zero = i16x8.splat(0);
+      for (let k: usize = 0; k < 128; k += 16) v128.store(TAIL + k, zero);
+      let k = 0;
+      for (; k + 8 <= lanes; k += 8) v128.store(TAIL + (<usize>k << 1), v128.load(src + (<usize>k << 1)));
+      for (; k < lanes; k++) store<u16>(TAIL + (<usize>k << 1), load<u16>(src + (<usize>k << 1)));
       src = TAIL;
     }
     // groups without punctuation store no sets: theirs stay zero

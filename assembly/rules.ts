@@ -75,6 +75,7 @@ const ruleNext = memory.data(MAX_RULES * 4); // i32 next rule of the same kind, 
 const kindFirst = memory.data(K_COUNT * 4); // i32 first rule of each kind, -1 none
 const ruleLenMask = memory.data(MAX_RULES * 4); // bit l set: a param of length l (31: longer)
 const ruleFirstMask = memory.data(MAX_RULES * 4); // bit (c & 31) set: a param starts with c
+const ruleLenFirst = memory.data(MAX_RULES * 32 * 4); // per length l (31: longer), bit (c & 31): a param of length l starts with c
 const ruleBloom = memory.data(MAX_RULES * 8); // bit (hash & 63) set for each param's hash
 const ruleTable = memory.data(MAX_RULES * 4); // u32 address of the rule's param hash table, or 0
 const ruleTableMask = memory.data(MAX_RULES * 4); // u32 table size - 1
@@ -143,7 +144,7 @@ export function kindActive(kind: i32): bool {
  * `h` is hashLower of that text, computed once by the caller for all rules it asks.
  */
 export function paramIndex(r: i32, p: usize, i: i32, len: i32, h: u32): i32 {
-  if (!mayHave(r, p, i, len)) return -1;
+  // (its callers have asked mayHave first)
   if ((load<u64>(ruleBloom + (<usize>r << 3)) & (<u64>1 << (<u64>h & 63))) == 0) return -1;
   const table = <usize>load<u32>(ruleTable + (<usize>r << 2));
   if (table != 0) {
@@ -229,13 +230,12 @@ function kindMask(kind: i32, masks: usize): u32 {
   return (load<u32>(ruleFirstMask + (<usize>r << 2)) & (1 << (lower(c) & 31))) != 0;
 }
 
-/** Quick reject: no param of rule r has this length or this first character. */
+/** Quick reject: no param of rule r has this length and this first character. */
 @inline export function mayHave(r: i32, p: usize, i: i32, len: i32): bool {
   if (len <= 0) return false;
-  const lb: u32 = len >= 31 ? 31 : <u32>len;
-  if ((load<u32>(ruleLenMask + (<usize>r << 2)) & (1 << lb)) == 0) return false;
+  const lb: usize = len >= 31 ? 31 : <usize>len;
   const c = lower(<u32>load<u16>(p + (<usize>i << 1)));
-  return (load<u32>(ruleFirstMask + (<usize>r << 2)) & (1 << (c & 31))) != 0;
+  return (load<u32>(ruleLenFirst + ((<usize>r << 7) | (lb << 2))) & (1 << (c & 31))) != 0;
 }
 
 /** First enabled rule of `kind` having text[i, i+len) among its params, or -1. */
@@ -322,10 +322,17 @@ export function loadRules(ptr: usize, len: usize, scratch: usize): i32 {
     let lenMask: u32 = 0;
     let firstMask: u32 = 0;
     let bloom: u64 = 0;
+    const lenFirst = ruleLenFirst + (<usize>r << 7);
+    memory.fill(lenFirst, 0, 32 * 4);
     for (let k: u32 = 0; k < pc; k++) {
       const l = <i32>load<u8>(q);
       lenMask |= 1 << (l >= 31 ? 31 : <u32>l);
-      if (l > 0) firstMask |= 1 << (<u32>load<u8>(q + 1) & 31);
+      if (l > 0) {
+        const bit: u32 = 1 << (<u32>load<u8>(q + 1) & 31);
+        firstMask |= bit;
+        const at = lenFirst + ((l >= 31 ? 31 : <usize>l) << 2);
+        store<u32>(at, load<u32>(at) | bit);
+      }
       const e = paramBase + <usize>pi * 12;
       store<u32>(e, <u32>(q + 1));
       store<u32>(e + 4, <u32>l);
