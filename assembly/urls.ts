@@ -77,11 +77,39 @@ function plainPublic(i: i32): bool {
 }
 
 export const MAX_URLS = 16; // candidate URLs listed per value; more: the bindings read on from the last
+const MAX_URL = 4096; // the bindings judge a URL on its first 4096 units (ssrf-scan.ts MAX_URL)
+
+/**
+ * Where the bindings' authority of the URL whose scheme starts at s ends (ssrf-scan.ts
+ * authorityEnd over the URL's text): past the slashes after the ':' at i - 1, at the next
+ * '/' '\' '?' '#', at what ends a URL written in text (white space and controls, quotes, '<' '>'
+ * '`'), or MAX_URL units from s.
+ */
+function authorityEnd(s: i32, i: i32): i32 {
+  const end = s + MAX_URL < len ? s + MAX_URL : len;
+  let k = i;
+  while (k < end && (at(txt, k) == 47 || at(txt, k) == 92)) k++;
+  while (k < end) {
+    const c = at(txt, k);
+    if (c == 47 || c == 92 || c == 63 || c == 35 || c <= 32 || c == 34 || c == 39 || c == 60 || c == 62 || c == 96) break;
+    k++;
+  }
+  return k;
+}
+
+/** p[a, a + l) and p[b, b + l) hold the same units. */
+function sameUnits(a: i32, b: i32, l: i32): bool {
+  for (let k = 0; k < l; k++) if (at(txt, a + k) != at(txt, b + k)) return false;
+  return true;
+}
 
 /**
  * The URLs in p[0, n) that need the bindings' judgement: their scheme starts, at most MAX_URLS,
  * written as {u32 count, u32 start x MAX_URLS} at `out` (count may exceed MAX_URLS: the bindings
- * then judge everything from the last start listed). Returns the count.
+ * then judge everything from the last start listed). Returns the count. A URL whose scheme and
+ * authority are the same text as the URL listed last is not listed again: the bindings' verdict
+ * is a function of that text, and the first of them is the one a finding would name. (A run of
+ * one URL repeated, "http://a/http://a/...", is one candidate, not a walk through all of them.)
  */
 export function urlCandidates(p: usize, n: i32, out: usize): i32 {
   txt = p;
@@ -91,6 +119,8 @@ export function urlCandidates(p: usize, n: i32, out: usize): i32 {
   const smuggling = enabledRule(K_URL_SMUGGLING) >= 0;
   if (!internal && !smuggling) return 0;
   let count = 0;
+  let prevS = -1; // the URL listed last: scheme start and length up to its authority's end
+  let prevLen = 0;
   let i = 0;
   while (i < n) {
     i = findP(txt, i, n, P_COLON, 58, 58, 58, 58);
@@ -98,6 +128,8 @@ export function urlCandidates(p: usize, n: i32, out: usize): i32 {
     const next = at(txt, i + 1);
     if (next != 47 && next != 92) { i++; continue; }
     const s = schemeStart(i);
+    // the same text as the URL listed last, up to the unit that ended its authority: skipped (see above)
+    if (prevS >= 0 && s < i && s + prevLen <= n && sameUnits(prevS, s, prevLen)) { i++; continue; }
     let hit = false;
     if (s < i) {
       if (smuggling && ruleWithWord(K_URL_SMUGGLING, txt, s, i - s) >= 0) hit = true;
@@ -107,6 +139,15 @@ export function urlCandidates(p: usize, n: i32, out: usize): i32 {
       }
     }
     if (hit) {
+      // remembered with the unit that ended the authority (a terminator: the slashes after the
+      // ':' were skipped before it), so equal text ends it at the same place; not when the
+      // value's end or MAX_URL ended it
+      const ae = authorityEnd(s, i + 1);
+      if (ae >= n || ae - s >= MAX_URL) prevS = -1;
+      else {
+        prevS = s;
+        prevLen = ae + 1 - s;
+      }
       if (count < MAX_URLS) store<u32>(out + 4 + (<usize>count << 2), <u32>s);
       count++;
       if (count > MAX_URLS) break; // the bindings read on from the last one listed

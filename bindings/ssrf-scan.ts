@@ -21,9 +21,11 @@ export interface UrlTargetRules {
 
 const INTERNAL_REASONS = new Set(['private-ip', 'localhost', 'metadata', 'tunnel-ip']);
 
-function endOfUrl(text: string, i: number): number {
+/** The first unit in [i, limit) that ends a URL written in text, or min(limit, text.length). */
+function endOfUrl(text: string, i: number, limit: number): number {
   let k = i;
-  while (k < text.length) {
+  const end = limit < text.length ? limit : text.length;
+  while (k < end) {
     const c = text.charCodeAt(k);
     // white space, quotes, angle brackets and backticks end a URL written in text
     if (c <= 32 || c === 34 || c === 39 || c === 60 || c === 62 || c === 96) break;
@@ -60,9 +62,14 @@ function wrappedIpv4(host: string): string | null {
  */
 export function urlFinding(text: string, rules: UrlTargetRules, start = 0, only = false): Finding | null {
   let from = start;
-  // URLs end at white space and the like; every ':' of one such run shares its end (linear)
+  // URLs end at white space and the like; every ':' of one such run shares its end, searched
+  // for at most MAX_URL units past a scheme's start and resumed where the last search stopped
+  // (linear: no unit is read twice, however long the run)
   let runEnd = -1;
+  let runDone = false; // runEnd is where the run ends (not where a search stopped)
   let first = true;
+  // the scheme and authority of the last URL judged (no finding): the same text again is skipped
+  let lastUrl = '';
   while (from < text.length) {
     // `only`: judge just the URL whose scheme starts at `start` (the engine listed it)
     if (only && !first) return null;
@@ -75,17 +82,23 @@ export function urlFinding(text: string, rules: UrlTargetRules, start = 0, only 
     if (next !== 47 && next !== 92) continue;
     const s = schemeStart(text, colon);
     if (s === colon) continue;
-    const scheme = text.slice(s, colon).toLowerCase();
-    const smuggling = rules.smuggling && rules.smuggling.schemes.has(scheme);
-    const internal = rules.internal && rules.internal.schemes.has(scheme);
-    if (!smuggling && !internal) continue;
-    if (colon >= runEnd) runEnd = endOfUrl(text, colon + 1);
+    const limit = s + MAX_URL;
+    if (colon >= runEnd) runEnd = endOfUrl(text, colon + 1, limit);
+    else if (!runDone && runEnd < limit) runEnd = endOfUrl(text, runEnd, limit);
+    runDone = runEnd < limit || runEnd >= text.length;
     const e = runEnd - s > MAX_URL ? s + MAX_URL : runEnd;
     if (e - colon < 2) continue;
     // judged on the scheme and authority alone (the host, port and userinfo: a path, query or
     // fragment never makes WHATWG parsing fail nor changes the host), so a run of URLs without
     // white space ('http://a/http://a/...') does not parse up to MAX_URL units at every ':'
-    const url = text.slice(s, authorityEnd(text, colon + 1, e));
+    const ae = authorityEnd(text, colon + 1, e);
+    // the verdict is a function of that text: the same text as the URL judged last is no finding
+    if (ae - s === lastUrl.length && text.startsWith(lastUrl, s)) continue;
+    const scheme = text.slice(s, colon).toLowerCase();
+    const smuggling = rules.smuggling && rules.smuggling.schemes.has(scheme);
+    const internal = rules.internal && rules.internal.schemes.has(scheme);
+    if (!smuggling && !internal) continue;
+    const url = text.slice(s, ae);
     if (smuggling && rules.smuggling) {
       // the scheme addresses something: a slash or backslash follows (gopher://h, file:///x,
       // file:/etc/passwd); "File:Gemini.svg" (a wiki namespace) does not
@@ -95,6 +108,7 @@ export function urlFinding(text: string, rules: UrlTargetRules, start = 0, only 
     if (internal && rules.internal && !plainPublicName(text, colon + 1, e) && pointsInside(url, scheme)) {
       return finding('ssrf', rules.internal.id, text, s, e);
     }
+    lastUrl = url;
     // a URL inside this one (?url=http://localhost) is judged at its own ':'
   }
   return null;

@@ -104,4 +104,20 @@ describe('ssrf findings in scan', () => {
     const distinct = Array.from({ length: 80_000 }, (_, k) => `http://h${k}/`).join('');
     expect(ssrf(distinct + 'http://10.9.8.7/', engine).map((f) => f.start)).toEqual([distinct.length]);
   });
+
+  // A URL whose scheme and authority are the same text as the URL judged just before is not
+  // judged again (the engine does not list it, the bindings' walk skips it): the same text, the
+  // same verdict. What differs anywhere in that text, or in the unit that ends the authority, is
+  // a new URL.
+  it.each([
+    ['an internal URL after 20 copies of one public URL', 'http://a/'.repeat(20) + 'http://127.0.0.1/', 180],
+    ['after 20 copies of 17 distinct public URLs (the bindings read on)', Array.from({ length: 17 }, (_, k) => `http://h${k}/`.repeat(20)).join('') + 'http://10.0.0.1/', null],
+    ['the same host, then one more label', 'http://e.co/'.repeat(5) + 'http://e.co.localhost/', 60],
+    ['the same text up to a different unit after the authority', 'http://e.co:80/'.repeat(3) + 'http://e.co:80@10.0.0.1/', 45],
+    ['a repeated internal URL: the first one', 'x http://10.0.0.1/http://10.0.0.1/', 2],
+  ])('repeated URLs: %s', (_, v, start) => {
+    const found = ssrf(v);
+    expect(found.length).toBe(1);
+    if (start !== null) expect(found[0].start).toBe(start);
+  });
 });
