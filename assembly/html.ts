@@ -669,17 +669,33 @@ function scanBareSchemes(): void {
     for (let blk = 0; blk < blocks; blk++) {
       let w = punctWord(blk, P_COLON);
       while (w != 0) {
-        if (schemeBefore((blk << 6) + <i32>ctz(w), minScheme)) return;
+        const i = (blk << 6) + <i32>ctz(w);
         w &= w - 1;
+        if (schemeEndsAt(i, minScheme) && schemeBefore(i, minScheme)) return;
       }
     }
     return;
   }
   let i = find1(txt, 0, len, 58);
   while (i < len) {
-    if (schemeBefore(i, minScheme)) return;
+    if (schemeEndsAt(i, minScheme) && schemeBefore(i, minScheme)) return;
     i = find1(txt, i + 1, len, 58);
   }
+}
+
+/**
+ * The quick "no" before schemeBefore, at the ':' at i (which it records as the previous ':'
+ * when it answers no): a listed scheme needs at least minScheme units since the previous ':',
+ * and its last unit right before the ':' (the units a scheme is written with: letters, digits,
+ * + - . \ and the tabs and line breaks browsers drop; the white space and escapes schemeBefore
+ * also walks over only come before them).
+ */
+@inline function schemeEndsAt(i: i32, minScheme: i32): bool {
+  if (i - prevColon - 1 < minScheme) { prevColon = i; return false; }
+  const c = at(txt, i - 1);
+  if (isAlnum(c) || c == 92 || c == 43 || c == 45 || c == 46 || c == 9 || c == 10 || c == 13) return true;
+  prevColon = i;
+  return false;
 }
 
 // The ':' before the one schemeBefore looks at (-1: none): a scheme holds no ':', so the walk

@@ -27,21 +27,27 @@ function schemeStart(colon: i32): i32 {
   return true;
 }
 
-/** Contains w (lower case ASCII) in [s, e), case-insensitively. */
-function contains(s: i32, e: i32, w: string): bool {
-  for (let i = s; i + w.length <= e; i++) if (hasAt(i, w)) return true;
+/**
+ * [s, e) contains a name validateUrl treats specially (localhost, metadata, instance-data) or an
+ * IDN label (xn--), case-insensitively: one pass, each unit compared with the four first letters.
+ */
+function specialName(s: i32, e: i32): bool {
+  for (let i = s; i < e; i++) {
+    const c = lower(at(txt, i));
+    if (c == 108 && i + 9 <= e && hasAt(i, 'localhost')) return true;
+    if (c == 109 && i + 8 <= e && hasAt(i, 'metadata')) return true;
+    if (c == 105 && i + 13 <= e && hasAt(i, 'instance-data')) return true;
+    if (c == 120 && i + 4 <= e && hasAt(i, 'xn--')) return true;
+  }
   return false;
 }
-
-let authEnd = 0; // where the last authority read ends
 
 /**
  * The authority after "scheme:" at i is "//" and a plain public-looking DNS name (letters,
  * digits, '-' and '.', a last label with a letter, a first label not all digits, an optional
- * numeric port), none of the names validateUrl treats specially. Sets authEnd.
+ * numeric port), none of the names validateUrl treats specially.
  */
 function plainPublic(i: i32): bool {
-  authEnd = i;
   if (i + 1 >= len || at(txt, i) != 47 || at(txt, i + 1) != 47) return false;
   const hs = i + 2;
   let k = hs;
@@ -53,17 +59,15 @@ function plainPublic(i: i32): bool {
     if (c == 58) {
       let d = k + 1;
       while (d < len && isDigit(at(txt, d))) d++;
-      authEnd = d;
       if (d < len && !(at(txt, d) == 47 || at(txt, d) == 63 || at(txt, d) == 35 || at(txt, d) <= 32)) return false;
       break;
     }
     if (isAlpha(c)) letters++;
     else if (c == 46) lastDot = k;
-    else if (!(isDigit(c) || c == 45)) { authEnd = k; return false; }
+    else if (!(isDigit(c) || c == 45)) return false;
     k++;
   }
   const he = k;
-  if (authEnd < he) authEnd = he;
   if (he - hs < 4 || lastDot < 0 || lastDot == he - 1 || letters == 0) return false;
   let tldLetter = false;
   for (let t = lastDot + 1; t < he; t++) if (isAlpha(at(txt, t))) { tldLetter = true; break; }
@@ -71,7 +75,7 @@ function plainPublic(i: i32): bool {
   let d = hs;
   while (d < he && isDigit(at(txt, d))) d++;
   if (d == he || at(txt, d) == 46) return false;
-  if (contains(hs, he, 'localhost') || contains(hs, he, 'metadata') || contains(hs, he, 'instance-data') || contains(hs, he, 'xn--')) return false;
+  if (specialName(hs, he)) return false;
   if ((he - hs >= 9 && hasAt(he - 9, '.internal')) || (he - hs >= 6 && hasAt(he - 6, '.local'))) return false;
   return true;
 }
@@ -119,7 +123,11 @@ export function urlCandidates(p: usize, n: i32, out: usize): i32 {
   const smuggling = enabledRule(K_URL_SMUGGLING) >= 0;
   if (!internal && !smuggling) return 0;
   let count = 0;
-  let prevS = -1; // the URL listed last: scheme start and length up to its authority's end
+  // the URL judged last (listed, or passed as a plain public name): its scheme start and its
+  // length up to and with the unit that ended its authority (a terminator: the slashes after the
+  // ':' are skipped before it), so equal text gets the same answer, which is a function of that
+  // text; -1 when the value's end or MAX_URL ended the authority
+  let prevS = -1;
   let prevLen = 0;
   let i = 0;
   while (i < n) {
@@ -128,26 +136,25 @@ export function urlCandidates(p: usize, n: i32, out: usize): i32 {
     const next = at(txt, i + 1);
     if (next != 47 && next != 92) { i++; continue; }
     const s = schemeStart(i);
-    // the same text as the URL listed last, up to the unit that ended its authority: skipped (see above)
-    if (prevS >= 0 && s < i && s + prevLen <= n && sameUnits(prevS, s, prevLen)) { i++; continue; }
+    if (s == i) { i++; continue; }
+    // the same text as the URL judged last: passed, or listed already (see above)
+    if (prevS >= 0 && s + prevLen <= n && sameUnits(prevS, s, prevLen)) { i++; continue; }
     let hit = false;
-    if (s < i) {
-      if (smuggling && ruleWithWord(K_URL_SMUGGLING, txt, s, i - s) >= 0) hit = true;
-      else if (internal && ruleWithWord(K_URL_INTERNAL, txt, s, i - s) >= 0) {
-        if (!plainPublic(i + 1)) hit = true;
-        else { i = authEnd > i + 1 ? authEnd : i + 1; continue; }
-      }
+    let judged = false;
+    if (smuggling && ruleWithWord(K_URL_SMUGGLING, txt, s, i - s) >= 0) hit = judged = true;
+    else if (internal && ruleWithWord(K_URL_INTERNAL, txt, s, i - s) >= 0) {
+      hit = !plainPublic(i + 1);
+      judged = true;
     }
-    if (hit) {
-      // remembered with the unit that ended the authority (a terminator: the slashes after the
-      // ':' were skipped before it), so equal text ends it at the same place; not when the
-      // value's end or MAX_URL ended it
+    if (judged) {
       const ae = authorityEnd(s, i + 1);
       if (ae >= n || ae - s >= MAX_URL) prevS = -1;
       else {
         prevS = s;
         prevLen = ae + 1 - s;
       }
+    }
+    if (hit) {
       if (count < MAX_URLS) store<u32>(out + 4 + (<usize>count << 2), <u32>s);
       count++;
       if (count > MAX_URLS) break; // the bindings read on from the last one listed
