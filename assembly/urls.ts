@@ -69,9 +69,14 @@ function plainPublic(i: i32): bool {
   }
   const he = k;
   if (he - hs < 4 || lastDot < 0 || lastDot == he - 1 || letters == 0) return false;
+  // a host longer than the part read is judged by the bindings
+  if (he - hs >= 256) return false;
   let tldLetter = false;
   for (let t = lastDot + 1; t < he; t++) if (isAlpha(at(txt, t))) { tldLetter = true; break; }
   if (!tldLetter) return false;
+  // a last label WHATWG reads as a number ("0x", then hex digits) makes the host an IPv4
+  // address (0x7f.0x1 is 127.0.0.1)
+  if (hexNumberLabel(lastDot + 1, he)) return false;
   let d = hs;
   while (d < he && isDigit(at(txt, d))) d++;
   if (d == he || at(txt, d) == 46) return false;
@@ -99,6 +104,16 @@ function authorityEnd(s: i32, i: i32): i32 {
     k++;
   }
   return k;
+}
+
+/** txt[s, e) is "0x" or "0X" followed by hex digits only (WHATWG's IPv4 number in hex). */
+function hexNumberLabel(s: i32, e: i32): bool {
+  if (e - s < 2 || at(txt, s) != 48 || lower(at(txt, s + 1)) != 120) return false;
+  for (let t = s + 2; t < e; t++) {
+    const c = at(txt, t);
+    if (!(isDigit(c) || lower(c) - 97 < 6)) return false;
+  }
+  return true;
 }
 
 /** p[a, a + l) and p[b, b + l) hold the same units. */
@@ -129,6 +144,7 @@ export function urlCandidates(p: usize, n: i32, out: usize): i32 {
   // text; -1 when the value's end or MAX_URL ended the authority
   let prevS = -1;
   let prevLen = 0;
+  let prevPlain = false; // the URL judged last was a plain public name
   let i = 0;
   while (i < n) {
     i = findP(txt, i, n, P_COLON, 58, 58, 58, 58);
@@ -137,8 +153,9 @@ export function urlCandidates(p: usize, n: i32, out: usize): i32 {
     if (next != 47 && next != 92) { i++; continue; }
     const s = schemeStart(i);
     if (s == i) { i++; continue; }
-    // the same text as the URL judged last: passed, or listed already (see above)
-    if (prevS >= 0 && s + prevLen <= n && sameUnits(prevS, s, prevLen)) { i++; continue; }
+    // the same text as the URL judged last: passed, or listed already (see above); past a plain
+    // public name's authority, as below
+    if (prevS >= 0 && s + prevLen <= n && sameUnits(prevS, s, prevLen)) { i = prevPlain ? s + prevLen - 1 : i + 1; continue; }
     let hit = false;
     let judged = false;
     if (smuggling && ruleWithWord(K_URL_SMUGGLING, txt, s, i - s) >= 0) hit = judged = true;
@@ -152,7 +169,11 @@ export function urlCandidates(p: usize, n: i32, out: usize): i32 {
       else {
         prevS = s;
         prevLen = ae + 1 - s;
+        prevPlain = !hit;
       }
+      // a plain public name: the search goes on past its authority (a ':' of its port is no
+      // scheme: "http://ab.123456789.gopher:/x")
+      if (!hit && ae > i + 1) { i = ae; continue; }
     }
     if (hit) {
       if (count < MAX_URLS) store<u32>(out + 4 + (<usize>count << 2), <u32>s);

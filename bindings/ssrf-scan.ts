@@ -92,8 +92,10 @@ export function urlFinding(text: string, rules: UrlTargetRules, start = 0, only 
     // fragment never makes WHATWG parsing fail nor changes the host), so a run of URLs without
     // white space ('http://a/http://a/...') does not parse up to MAX_URL units at every ':'
     const ae = authorityEnd(text, colon + 1, e);
-    // the verdict is a function of that text: the same text as the URL judged last is no finding
-    if (ae - s === lastUrl.length && text.startsWith(lastUrl, s)) continue;
+    // the verdict is a function of that text and of the unit that ended the authority (a plain
+    // public name ends at / ? #, a '\\' sends it to the parser): the same text as the URL judged
+    // last, with that unit, is no finding
+    if (lastUrl.length > 0 && ae < e && ae + 1 - s === lastUrl.length && text.startsWith(lastUrl, s)) continue;
     const scheme = text.slice(s, colon).toLowerCase();
     const smuggling = rules.smuggling && rules.smuggling.schemes.has(scheme);
     const internal = rules.internal && rules.internal.schemes.has(scheme);
@@ -108,7 +110,9 @@ export function urlFinding(text: string, rules: UrlTargetRules, start = 0, only 
     if (internal && rules.internal && !plainPublicName(text, colon + 1, e) && pointsInside(url, scheme)) {
       return finding('ssrf', rules.internal.id, text, s, e);
     }
-    lastUrl = url;
+    // remembered with the unit that ended the authority, when / \\ ? # ended it (not the end
+    // of the URL or MAX_URL, where what follows could differ)
+    lastUrl = ae < e ? text.slice(s, ae + 1) : '';
     // a URL inside this one (?url=http://localhost) is judged at its own ':'
   }
   return null;
@@ -221,6 +225,9 @@ function judgeAuthority(text: string, i: number, e: number): boolean {
   let tldLetter = false;
   for (let t = lastDot + 1; t < he; t++) { const lc = text.charCodeAt(t) | 32; if (lc >= 97 && lc <= 122) { tldLetter = true; break; } }
   if (!tldLetter) return false;
+  // a last label WHATWG reads as a number ("0x", then hex digits) makes the host an IPv4
+  // address (0x7f.0x1 is 127.0.0.1): parse it
+  if (hexNumberLabel(text, lastDot + 1, he)) return false;
   let d = hs;
   while (d < he && text.charCodeAt(d) >= 48 && text.charCodeAt(d) <= 57) d++;
   if (d === he || text.charCodeAt(d) === 46) return false;
@@ -231,6 +238,17 @@ function judgeAuthority(text: string, i: number, e: number): boolean {
   lastAuthority = text.slice(i, k < e && text.charCodeAt(k) === 58 ? portEnd(text, k, e) : he);
   lastAnswer = answer;
   return answer;
+}
+
+/** text[s, e) is "0x" or "0X" followed by hex digits only (WHATWG's IPv4 number in hex). */
+function hexNumberLabel(text: string, s: number, e: number): boolean {
+  if (e - s < 2 || text.charCodeAt(s) !== 48 || (text.charCodeAt(s + 1) | 32) !== 120) return false;
+  for (let t = s + 2; t < e; t++) {
+    const c = text.charCodeAt(t);
+    const lc = c | 32;
+    if (!((c >= 48 && c <= 57) || (lc >= 97 && lc <= 102))) return false;
+  }
+  return true;
 }
 
 function portEnd(text: string, k: number, e: number): number {

@@ -93,6 +93,17 @@ describe('ssrf findings in scan', () => {
     ['http://127.0.0.1\\\\@example.com/', true],
     ['http://example.com\\\\@127.0.0.1/', false],
     ['http://h/'.repeat(50) + 'http://10.0.0.2/', true],
+    // a last label WHATWG reads as a hex number makes the host an IPv4 address, however much it
+    // looks like a DNS name to a quick check (these were no finding before 2026-11-21, night)
+    ['http://0x7f.0x1/', true],
+    ['http://0x7f.0x0.0x0.0x1/', true],
+    ['http://0xa9.0xfe.0xa9.0xfe/latest/meta-data/', true],
+    ['http://e.0xg/', false],
+    // a host longer than the engine's quick check reads is left to the bindings
+    ['http://' + ('a'.repeat(60) + '.').repeat(5) + 'localhost/', true],
+    // the ':' of a port is no scheme, however scheme-like the name before it
+    ['http://ab.123456789.gopher:/x', false],
+    ['http://e.co/'.repeat(3) + 'http://ab.123456789.gopher:/x', false],
   ])('judged on its authority: %s', (v, found) => {
     expect(ssrf(v).length > 0).toBe(found);
   });
@@ -114,6 +125,8 @@ describe('ssrf findings in scan', () => {
     ['after 20 copies of 17 distinct public URLs (the bindings read on)', Array.from({ length: 17 }, (_, k) => `http://h${k}/`.repeat(20)).join('') + 'http://10.0.0.1/', null],
     ['the same host, then one more label', 'http://e.co/'.repeat(5) + 'http://e.co.localhost/', 60],
     ['the same text up to a different unit after the authority', 'http://e.co:80/'.repeat(3) + 'http://e.co:80@10.0.0.1/', 45],
+    // the bindings' read-on mode (16 listed URLs before the pair), where their own walk skips
+    ['past 16 listed URLs, an internal host twice with different ends', Array.from({ length: 16 }, (_, k) => `http://a${k + 1}.com\\ `).join('') + 'http://0x7f.0x1/ http://0x7f.0x1\\', 247],
     ['a repeated internal URL: the first one', 'x http://10.0.0.1/http://10.0.0.1/', 2],
   ])('repeated URLs: %s', (_, v, start) => {
     const found = ssrf(v);
