@@ -11,7 +11,7 @@
 // mailto: and tel: are not network URLs. Linear: one indexOf walk over the text.
 
 import type { Finding } from './engine.js';
-import { validateUrl } from './ssrf.js';
+import { validateUrl, defaultUrlVerdict } from './ssrf.js';
 
 /** The rules this module judges, from the rule blob (kinds `url-internal` and `url-smuggling`). */
 export interface UrlTargetRules {
@@ -50,6 +50,12 @@ function schemeStart(text: string, colon: number): number {
 
 /** An IPv4 address written as the leading labels of a hostname (wildcard DNS services). */
 function wrappedIpv4(host: string): string | null {
+  // four numeric labels and a name: at least four dots, a digit first
+  const c = host.charCodeAt(0);
+  if (!(c >= 48 && c <= 57)) return null;
+  let dots = 0;
+  for (let i = host.indexOf('.'); i >= 0 && dots < 4; i = host.indexOf('.', i + 1)) dots++;
+  if (dots < 4) return null;
   const parts = host.split('.', 5);
   if (parts.length < 5) return null;
   for (let k = 0; k < 4; k++) if (!/^\d{1,3}$/.test(parts[k])) return null;
@@ -138,7 +144,9 @@ function pointsInside(url: string, scheme: string): boolean {
 function judgeInside(url: string, scheme: string): boolean {
   // judged as an http URL, so the scheme itself is never the reason
   const asHttp = 'http' + url.slice(scheme.length);
-  const r = validateUrl(asHttp);
+  // validateUrl's verdict and the host it parsed (one WHATWG parse, not two)
+  const v = defaultUrlVerdict(asHttp);
+  const r = { ok: v.reason === null, reason: v.reason };
   if (!r.ok && r.reason && (INTERNAL_REASONS.has(r.reason) || r.reason === 'trailing-dot' || r.reason === 'userinfo')) {
     let reason: string | null = r.reason;
     if (reason === 'trailing-dot' || reason === 'userinfo') reason = internalHost(asHttp);
@@ -157,7 +165,7 @@ function judgeInside(url: string, scheme: string): boolean {
     return false;
   }
   if (r.ok) {
-    const host = hostOf(asHttp);
+    const host = v.hostname;
     const ip = host ? wrappedIpv4(host) : null;
     if (ip) {
       const w = validateUrl(`http://${ip}/`);

@@ -170,6 +170,13 @@ function parseIPv4Strict(s: string): number | null {
  */
 function parseIPv4Loose(s: string): number | null {
   if (s.length === 0) return null;
+  // a unit no IPv4 spelling holds (only digits, '.', 'x' and hex letters): no address, without
+  // splitting (a host name fails at its first letter past 'f' as a rule)
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const l = c | 0x20;
+    if (!((c >= 48 && c <= 57) || c === 46 || (l >= 97 && l <= 102) || l === 120)) return null;
+  }
   const parts = s.split('.');
   if (parts.length > 1 && parts[parts.length - 1] === '') parts.pop(); // one trailing dot
   if (parts.length > 4) return null;
@@ -520,7 +527,7 @@ function judgeHostname(hostname: string, hosts: HostList | null): UrlRejection |
   return null;
 }
 
-interface UrlVerdict {
+export interface UrlVerdict {
   reason: UrlRejection | null;
   hostname: string;
 }
@@ -561,6 +568,7 @@ function canonicalHost(host: string): string | null {
 }
 
 const URL_KEYS = ['allowedHosts', 'allowedSchemes'] as const;
+const DEFAULT_OPTIONS: Compiled = { hosts: null, schemes: DEFAULT_SCHEMES, resolver: null };
 const ASYNC_KEYS = ['allowedHosts', 'allowedSchemes', 'lookup'] as const;
 const PINNED_KEYS = ['allowedHosts', 'lookup'] as const;
 
@@ -568,6 +576,14 @@ const PINNED_KEYS = ['allowedHosts', 'lookup'] as const;
  * Whether `url` is safe to fetch from the server: http(s), no userinfo, not localhost, a metadata
  * host, a trailing-dot name or a non-public IP in any spelling. Never throws on `url`.
  */
+/**
+ * validateUrl's verdict with the default options, and the host it judged (the WHATWG hostname):
+ * for the bindings' scan (ssrf-scan.ts), which needs both from one parse. Not part of the API.
+ */
+export function defaultUrlVerdict(url: string): UrlVerdict {
+  return checkUrl(url, DEFAULT_OPTIONS);
+}
+
 export function validateUrl(url: unknown, options?: UrlCheckOptions): UrlCheckResult {
   const opts = compileOptions(options, 'validateUrl', URL_KEYS);
   const { reason } = checkUrl(url, opts);
