@@ -530,7 +530,12 @@ function selectBody(k: i32, strict: bool): bool {
   return false;
 }
 
-/** UNION [ALL|DISTINCT] SELECT anywhere; strict outside a breakout. */
+/**
+ * UNION [ALL|DISTINCT] SELECT anywhere; strict outside a breakout. Sanitizing, every one in the
+ * window is removed, also one whose SELECT is followed by another UNION or SELECT or by nothing:
+ * a chain ("union select union select ...") would otherwise lose one link per sanitizing step,
+ * each step making the next link a select list, and a long one never settle.
+ */
 function judgeUnion(from: i32, strict: bool): void {
   if (!windowAnchored) return; // every UNION word is a noted position
   let r = firstRule(K_SQL_UNION);
@@ -541,11 +546,22 @@ function judgeUnion(from: i32, strict: bool): void {
         let m = sig(k + 1);
         if (wordIs(m, 'all') || wordIs(m, 'distinct')) m = sig(m + 1);
         while (tType(m) == T_LP) m = sig(m + 1);
-        if (wordIs(m, 'select') && selectBody(m, strict)) { hitTok(r, k, m + 1); return; }
+        if (!wordIs(m, 'select')) continue;
+        if (selectBody(m, strict) || (stripMode && chainedSelect(m, r))) {
+          hitTok(r, k, m + 1);
+          if (!stripMode) return;
+          k = m;
+        }
       }
     }
     r = nextRule(r);
   }
+}
+
+/** The token after the SELECT at m is another UNION (of rule r) or SELECT, or there is none. */
+function chainedSelect(m: i32, r: i32): bool {
+  const n2 = sig(m + 1);
+  return n2 >= ntok || wordIs(n2, 'select') || isBool2(n2, r);
 }
 
 @inline function isBool2(k: i32, r: i32): bool {

@@ -70,6 +70,24 @@ describe('the bounds, as rules', () => {
     expect(rules(script)).toEqual([]);
   });
 
+  // Until 2026-11-21 (night) each sanitizing step removed one link of a UNION SELECT chain (the
+  // next one became a select list only once the one before it was replaced): 16 links or more
+  // never settled within the 16 steps, and the value came back empty after 16 full steps.
+  it('the sanitizer removes a chain of UNION SELECT in one step, however long', () => {
+    for (const n of [3, 16, 40, 300]) {
+      const out = engine.sanitize('union select '.repeat(n), { encode: false });
+      expect(out).not.toBe('');
+      expect(out.toLowerCase()).not.toContain('union');
+      expect(out.split('[BLOCKED]').length - 1).toBe(n);
+    }
+    // with something after the chain, and inside prose
+    const mixed = engine.sanitize('a ' + 'union all select '.repeat(50) + '1,2 from users', { encode: false });
+    expect(mixed.toLowerCase()).not.toContain('union');
+    expect(rules(mixed)).toEqual([]);
+    // what detection reports is unchanged: one finding for the chain
+    expect(rules('union select '.repeat(40))).toEqual(['patterns.sql.union']);
+  });
+
   it("line comments after ';' are judged as before: a statement after the comment's line break counts", () => {
     expect(rules('x;-- c\nselect * from users')).toContain('patterns.sql.stacked-query');
     expect(rules(rep('x;--', 4000) + '\ndrop table users')).toContain('patterns.sql.stacked-query');
