@@ -532,9 +532,10 @@ function selectBody(k: i32, strict: bool): bool {
 
 /**
  * UNION [ALL|DISTINCT] SELECT anywhere; strict outside a breakout. Sanitizing, every one in the
- * window is removed, also one whose SELECT is followed by another UNION or SELECT or by nothing:
- * a chain ("union select union select ...") would otherwise lose one link per sanitizing step,
- * each step making the next link a select list, and a long one never settle.
+ * window is removed, and a chain ("union select union select ...") whole: a link followed by a
+ * whole next link, and a link right after a removed one. Otherwise a chain lost one link per
+ * sanitizing step (each step made the next link a select list) and a long one never settled.
+ * A lone UNION SELECT that is no hit ("the local union select a new leader") stays.
  */
 function judgeUnion(from: i32, strict: bool): void {
   if (!windowAnchored) return; // every UNION word is a noted position
@@ -547,9 +548,10 @@ function judgeUnion(from: i32, strict: bool): void {
         if (wordIs(m, 'all') || wordIs(m, 'distinct')) m = sig(m + 1);
         while (tType(m) == T_LP) m = sig(m + 1);
         if (!wordIs(m, 'select')) continue;
-        if (selectBody(m, strict) || (stripMode && chainedSelect(m, r))) {
+        if (selectBody(m, strict) || (stripMode && (unionLinkAt(sig(m + 1), r) || followsRemovedLink(k)))) {
           hitTok(r, k, m + 1);
           if (!stripMode) return;
+          chainEnd = tEnd(m);
           k = m;
         }
       }
@@ -558,10 +560,24 @@ function judgeUnion(from: i32, strict: bool): void {
   }
 }
 
-/** The token after the SELECT at m is another UNION (of rule r) or SELECT, or there is none. */
-function chainedSelect(m: i32, r: i32): bool {
-  const n2 = sig(m + 1);
-  return n2 >= ntok || wordIs(n2, 'select') || isBool2(n2, r);
+// Sanitizing: where the SELECT of the last UNION SELECT removed ends (text offset), -1 none.
+let chainEnd: i32 = -1;
+
+/** At token j, inside the window: UNION (of rule r) [ALL|DISTINCT] [(...] SELECT, a whole next link. */
+function unionLinkAt(j: i32, r: i32): bool {
+  if (j >= ntok || !isBool2(j, r)) return false;
+  let m = sig(j + 1);
+  if (wordIs(m, 'all') || wordIs(m, 'distinct')) m = sig(m + 1);
+  while (tType(m) == T_LP) m = sig(m + 1);
+  return m < ntok && wordIs(m, 'select');
+}
+
+/** The UNION at token k comes right after the SELECT of a link removed before it (comments aside). */
+function followsRemovedLink(k: i32): bool {
+  if (chainEnd < 0) return false;
+  let j = k - 1;
+  while (j >= 0 && tType(j) == T_COMMENT) j--;
+  return j >= 0 && tEnd(j) == chainEnd;
 }
 
 @inline function isBool2(k: i32, r: i32): bool {
@@ -1172,6 +1188,7 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   len = n;
   eolFrom = -1;
   walkFrom = -1;
+  chainEnd = -1;
   // numbers, dates, phone numbers: digits with - . / : + , and spaces cannot hold SQL
   if (n == 0 || (mask & SQL_CLASSES) == 0) return;
   plusSpace = plusIsSpace(mask);

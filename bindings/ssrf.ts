@@ -573,10 +573,6 @@ const ASYNC_KEYS = ['allowedHosts', 'allowedSchemes', 'lookup'] as const;
 const PINNED_KEYS = ['allowedHosts', 'lookup'] as const;
 
 /**
- * Whether `url` is safe to fetch from the server: http(s), no userinfo, not localhost, a metadata
- * host, a trailing-dot name or a non-public IP in any spelling. Never throws on `url`.
- */
-/**
  * validateUrl's verdict with the default options, and the host it judged (the WHATWG hostname):
  * for the bindings' scan (ssrf-scan.ts), which needs both from one parse. Not part of the API.
  */
@@ -584,6 +580,10 @@ export function defaultUrlVerdict(url: string): UrlVerdict {
   return checkUrl(url, DEFAULT_OPTIONS);
 }
 
+/**
+ * Whether `url` is safe to fetch from the server: http(s), no userinfo, not localhost, a metadata
+ * host, a trailing-dot name or a non-public IP in any spelling. Never throws on `url`.
+ */
 export function validateUrl(url: unknown, options?: UrlCheckOptions): UrlCheckResult {
   const opts = compileOptions(options, 'validateUrl', URL_KEYS);
   const { reason } = checkUrl(url, opts);

@@ -81,11 +81,27 @@ describe('the bounds, as rules', () => {
       expect(out.split('[BLOCKED]').length - 1).toBe(n);
     }
     // with something after the chain, and inside prose
-    const mixed = engine.sanitize('a ' + 'union all select '.repeat(50) + '1,2 from users', { encode: false });
-    expect(mixed.toLowerCase()).not.toContain('union');
-    expect(rules(mixed)).toEqual([]);
+    for (const v of ['a ' + 'union all select '.repeat(50) + '1,2 from users', 'union select '.repeat(40) + 'x', 'union select union distinct select ('.repeat(20)]) {
+      const out = engine.sanitize(v, { encode: false });
+      expect(out.toLowerCase()).not.toContain('union');
+      expect(rules(out)).toEqual([]);
+      expect(engine.sanitize(out, { encode: false })).toBe(out);
+    }
     // what detection reports is unchanged: one finding for the chain
     expect(rules('union select '.repeat(40))).toEqual(['patterns.sql.union']);
+  });
+
+  it('a lone UNION SELECT that is no finding stays, wherever the lexer windows fall', () => {
+    for (const v of [
+      'The union members and staff voted today that the local union select a new leader',
+      'The union members and staff voted that the local union select a new leader',
+      'members of each union select union reps',
+      'members of each union select select few',
+      'let the union select',
+    ]) {
+      expect(rules(v)).toEqual([]);
+      expect(engine.sanitize(v, { encode: false })).toBe(v);
+    }
   });
 
   it("line comments after ';' are judged as before: a statement after the comment's line break counts", () => {
