@@ -4,10 +4,10 @@
 // never raw substrings of the whole value. Linear: every construct is consumed once, and the
 // one rescan (of a construct left open at the end of input) happens at most once per value.
 
-import { at, lower, isAlpha, isAlnum, isSpace, hashLower, find1, find4, findP, countOf, punctValid, punctWord, P_LT, P_QUOTE, P_COLON } from './text';
+import { at, lower, isAlpha, isAlnum, isSpace, find1, find4, findP, countOf, punctValid, punctWord, P_LT, P_QUOTE, P_COLON } from './text';
 import {
   K_HTML_TAG, K_HTML_EVENT_ATTR, K_HTML_ATTR_NAME, K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR,
-  K_ATTR_BREAKOUT, K_JS_BREAKOUT, firstRule, nextRule, ruleEnabled, paramIndex, paramCount,
+  K_ATTR_BREAKOUT, K_JS_BREAKOUT, firstRule, nextRule, ruleEnabled, paramCount,
   paramPtr, paramLen, ruleWithWord, kindActive, mayStartWith, kindFirstMask, kindLenMask,
 } from './rules';
 import { emit, fired } from './findings';
