@@ -7,7 +7,7 @@
 // The sanitizer (SPEC) strips ; & | ` $( ${ >> << and C0 control characters wherever they are.
 // Linear: every separator and substitution start is read once, with bounded look-ahead.
 
-import { at, lower, isAlpha, isAlnum, isDigit, find1, find4, findP, P_CMD } from './text';
+import { at, lower, isAlpha, isAlnum, isDigit, find4, findP, P_CMD } from './text';
 import { K_SHELL_COMMAND, K_SHELL_RARE, K_SHELL_SUBST, firstRule, enabledRule, ruleWithWord } from './rules';
 import { emit } from './findings';
 import { stripMode, addSpan } from './spans';
@@ -267,11 +267,13 @@ function stripAll(): void {
 /**
  * scanCmd, detecting, can find something in p[0, n): it holds a separator (';' '&' '|' or a line
  * break) or a character that starts a substitution ('$' '`' '{'). The classes put LF with the
- * other white space, so a value whose only candidate is white space is searched for a LF.
+ * other white space, so a value whose only candidate is white space is searched for a LF (the
+ * separators' own search: the literal pass's bitmap when it has one, with no ';' '&' '|' in the
+ * value the only unit it can find is a LF).
  */
 export function cmdWanted(p: usize, n: i32, mask: u32): bool {
   if ((mask & (C_SEMI | C_AMP | C_PIPE | C_DOLLAR | C_BQ | C_LBRACE)) != 0) return true;
-  return (mask & C_SPACE) != 0 && find1(p, 0, n, 10) < n;
+  return (mask & C_SPACE) != 0 && findP(p, 0, n, P_CMD, 59, 38, 124, 10) < n;
 }
 
 export function scanCmd(p: usize, n: i32, mask: u32): void {

@@ -146,13 +146,12 @@ function judgeInside(url: string, scheme: string): boolean {
   const asHttp = 'http' + url.slice(scheme.length);
   // validateUrl's verdict and the host it parsed (one WHATWG parse, not two)
   const v = defaultUrlVerdict(asHttp);
-  const r = { ok: v.reason === null, reason: v.reason };
-  if (!r.ok && r.reason && (INTERNAL_REASONS.has(r.reason) || r.reason === 'trailing-dot' || r.reason === 'userinfo')) {
-    let reason: string | null = r.reason;
+  if (v.reason !== null && (INTERNAL_REASONS.has(v.reason) || v.reason === 'trailing-dot' || v.reason === 'userinfo')) {
+    let reason: string | null = v.reason;
     if (reason === 'trailing-dot' || reason === 'userinfo') reason = internalHost(asHttp);
     return reason !== null;
   }
-  if (r.reason === 'invalid') {
+  if (v.reason === 'invalid') {
     // a URL WHATWG refuses may still reach a lenient client: judge its first host-like token
     const rest = url.slice(scheme.length + 1).replace(/^[\/\\]+/, '');
     let k = 0;
@@ -164,7 +163,7 @@ function judgeInside(url: string, scheme: string): boolean {
     }
     return false;
   }
-  if (r.ok) {
+  if (v.reason === null) {
     const host = v.hostname;
     const ip = host ? wrappedIpv4(host) : null;
     if (ip) {
@@ -193,21 +192,8 @@ function authorityEnd(text: string, i: number, e: number): number {
  * validateUrl treats specially): such a URL cannot fail validateUrl for an internal reason, so
  * the full parse is skipped. Anything else (IPs, encodings, IDN, backslashes) is parsed.
  */
-// The last authority judged and the answer: text repeats its hosts, adversarial text most of all.
-let lastAuthority = '';
-let lastAnswer = false;
-
 function plainPublicName(text: string, i: number, e: number): boolean {
   if (text.charCodeAt(i) !== 47 || text.charCodeAt(i + 1) !== 47) return false;
-  if (lastAuthority.length > 0 && e - i >= lastAuthority.length && text.startsWith(lastAuthority, i)) {
-    const after = text.charCodeAt(i + lastAuthority.length);
-    if (i + lastAuthority.length === e || after === 47 || after === 63 || after === 35) return lastAnswer;
-  }
-  const answer = judgeAuthority(text, i, e);
-  return answer;
-}
-
-function judgeAuthority(text: string, i: number, e: number): boolean {
   let k = i + 2;
   const hs = k;
   let lastDot = -1;
@@ -240,12 +226,8 @@ function judgeAuthority(text: string, i: number, e: number): boolean {
   while (d < he && text.charCodeAt(d) >= 48 && text.charCodeAt(d) <= 57) d++;
   if (d === he || text.charCodeAt(d) === 46) return false;
   const host = text.slice(hs, he).toLowerCase();
-  const answer = !(host.includes('localhost') || host.includes('metadata') || host.includes('instance-data') || host.endsWith('.internal') ||
+  return !(host.includes('localhost') || host.includes('metadata') || host.includes('instance-data') || host.endsWith('.internal') ||
     host.endsWith('.local') || host.startsWith('xn--') || host.includes('.xn--'));
-  // remembered with the port, if any, up to the path: "//host" or "//host:port"
-  lastAuthority = text.slice(i, k < e && text.charCodeAt(k) === 58 ? portEnd(text, k, e) : he);
-  lastAnswer = answer;
-  return answer;
 }
 
 /** text[s, e) is "0x" or "0X" followed by hex digits only (WHATWG's IPv4 number in hex). */
@@ -257,12 +239,6 @@ function hexNumberLabel(text: string, s: number, e: number): boolean {
     if (!((c >= 48 && c <= 57) || (lc >= 97 && lc <= 102))) return false;
   }
   return true;
-}
-
-function portEnd(text: string, k: number, e: number): number {
-  let d = k + 1;
-  while (d < e && text.charCodeAt(d) >= 48 && text.charCodeAt(d) <= 57) d++;
-  return d;
 }
 
 /** For a URL refused for its trailing dot or its userinfo: the reason its host is internal, or null. */
