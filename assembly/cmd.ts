@@ -151,12 +151,9 @@ function separators(): void {
   let fenceAt = hasBacktick ? nextFence(0) : len; // the next ``` at or after the search position
   let inFence = false;
   while (i < len) {
-    let sep = at(txt, i);
-    if (!(sep == 59 || sep == 38 || sep == 124 || sep == 10)) {
-      i = findP(txt, i, len, P_CMD, 59, 38, 124, 10);
-      if (i >= len) return;
-      sep = at(txt, i);
-    }
+    i = nextCandidate(i);
+    if (i >= len) return;
+    const sep = at(txt, i);
     // markdown code fences: the lines of a fenced block are documentation, not input to a shell
     while (fenceAt < i) { inFence = !inFence; fenceAt = nextFence(fenceAt + 3); }
     if (sep == 10 && inFence) { i++; continue; }
@@ -184,6 +181,44 @@ function separators(): void {
     }
     i = j;
   }
+}
+
+/**
+ * The next separator at or after i that the loop above must look at, or len: one followed by a
+ * unit a command can start with (a letter, '/', ' ', tab, '+', a quote) or by its own double
+ * (&& ||). Runs of separators are read eight units at a time ("\n#;\n#;...": one step of the loop
+ * per separator cost more than the rest of the scan); a separator in the last eight units is
+ * returned as it is, and the loop's own checks judge it.
+ */
+function nextCandidate(i: i32): i32 {
+  const n = len;
+  while (i < n) {
+    const c = at(txt, i);
+    if (!(c == 59 || c == 38 || c == 124 || c == 10)) {
+      i = findP(txt, i, n, P_CMD, 59, 38, 124, 10);
+      if (i >= n) return n;
+    }
+    while (i + 9 <= n) {
+      const q = txt + (<usize>i << 1);
+      const a = v128.load(q);
+      const b = v128.load(q, 2);
+      const amp = i16x8.eq(a, i16x8.splat(38));
+      const bar = i16x8.eq(a, i16x8.splat(124));
+      const sep = v128.or(v128.or(i16x8.eq(a, i16x8.splat(59)), i16x8.eq(a, i16x8.splat(10))), v128.or(amp, bar));
+      if (!v128.any_true(sep)) break;
+      const letter = i16x8.le_u(i16x8.sub(v128.or(b, i16x8.splat(32)), i16x8.splat(97)), i16x8.splat(25));
+      const other = v128.or(v128.or(v128.or(i16x8.eq(b, i16x8.splat(47)), i16x8.eq(b, i16x8.splat(32))),
+        v128.or(i16x8.eq(b, i16x8.splat(9)), i16x8.eq(b, i16x8.splat(43)))),
+        v128.or(v128.or(i16x8.eq(b, i16x8.splat(39)), i16x8.eq(b, i16x8.splat(34))),
+          v128.and(i16x8.eq(b, a), v128.or(amp, bar))));
+      const m = i16x8.bitmask(v128.and(sep, v128.or(letter, other)));
+      if (m != 0) return i + <i32>ctz(m);
+      i += 8;
+    }
+    // the last units: the next separator as it is (the loop's own checks judge it)
+    if (i + 9 > n) return findP(txt, i, n, P_CMD, 59, 38, 124, 10);
+  }
+  return n;
 }
 
 /** The next "```" at or after i, or len. */

@@ -996,6 +996,17 @@ function stackedWordAfter(i: i32): bool {
   return answer;
 }
 
+/**
+ * A walk from i would stop at once on a CR/LF an earlier walk passed, with walkAnswer: the
+ * answer without the call ("\n#;" repeated: one ';' every three units, each right before such
+ * a line break).
+ */
+@inline function walkMeets(i: i32): bool {
+  if (i >= len || walkFrom < 0 || i < walkFrom || i > walkTo) return false;
+  const c = at(txt, i);
+  return c == 10 || c == 13;
+}
+
 function stackedWalk(i: i32): bool {
   walkMet = false;
   walkSawEol = false;
@@ -1241,7 +1252,7 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
     if (a < n && at(txt, a) == 61 && words >= 0 && !eqBetweenLiterals(a)) { i = a + 1; continue; }
     // a ';' opens a window only before a statement keyword: what else a window there could
     // find (UNION, listed calls, block comments, a comparison) has an anchor of its own
-    if (a < n && at(txt, a) == 59 && words >= 0 && !stackedWordAfter(a + 1)) { i = a + 1; continue; }
+    if (a < n && at(txt, a) == 59 && words >= 0 && !(walkMeets(a + 1) ? walkAnswer : stackedWordAfter(a + 1))) { i = a + 1; continue; }
     // where the search goes on: past the anchor ('/*' is two units: past its '*')
     const next = a + (at(txt, a) == 47 ? 2 : 1);
     if (a >= covered) {

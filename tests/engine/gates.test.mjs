@@ -44,3 +44,51 @@ describe('what the gates skip holds nothing', () => {
     expect(rules('red shoes size 9 and whoami too')).toEqual([]);
   });
 });
+
+// The command detector reads runs of separators eight units at a time, keeping only those
+// followed by a unit a command can start with (assembly/cmd.ts nextCandidate): a command after a
+// run, at every offset of that step and in the last eight units (read one separator at a time),
+// is still found; the runs alone are nothing.
+describe('separator runs read eight units at a time', () => {
+  const rep = (unit, n) => unit.repeat(Math.ceil(n / unit.length)).slice(0, n);
+  // (after the separator: a letter, '"', "'", '+', ' ', tab, '/')
+  const COMMANDS = [';ls -la /', '&&ls -la /', '|"id" -a', '\ncat /etc/passwd', ';id -a', '||id -a', ";'id' -a", ';+id -a', '; id -a', ';\tid -a', ';/usr/bin/id'];
+  const isSep = (c) => c === ';' || c === '&' || c === '|' || c === '\n';
+  // the separator the finding starts at, by the loop's rule one unit at a time: a separator (or
+  // && ||) followed by a letter, '/', ' ', tab, '+' or a quote; past any other (and past the
+  // unit after it unless that unit is a separator itself)
+  const firstCandidate = (v) => {
+    for (let i = 0; i < v.length; ) {
+      if (!isSep(v[i])) { i++; continue; }
+      let j = i + 1;
+      if ((v[i] === '&' || v[i] === '|') && v[j] === v[i]) j++;
+      if (j < v.length && /[A-Za-z/ \t+'"]/.test(v[j])) return i;
+      i = j < v.length && isSep(v[j]) ? j : j + 1;
+    }
+    return -1;
+  };
+  const commandStart = (v) => engine.scan(v).find((f) => f.vector === 'command')?.start ?? -1;
+  for (const run of ['\n#;', '&#|', ';\n&']) {
+    it(`after ${JSON.stringify(run)} runs of 0 to 40 units, every command is found at its separator`, () => {
+      for (let k = 0; k <= 40; k++) {
+        for (const cmd of COMMANDS) {
+          const v = rep(run, k) + cmd;
+          expect(firstCandidate(v)).toBeGreaterThanOrEqual(k - 1);
+          expect(commandStart(v), JSON.stringify(v)).toBe(firstCandidate(v));
+          // and the same with prose after it (the command no longer in the last units)
+          expect(commandStart(v + PROSE), JSON.stringify(v + PROSE)).toBe(firstCandidate(v));
+        }
+      }
+    });
+    it(`after ${JSON.stringify(run)} runs of 0 to 40 units, a command word glued to a letter is none`, () => {
+      for (let k = 0; k <= 40; k++) {
+        for (const tail of ['xls -la /', 'wid -a', 'bcat /etc/passwd']) {
+          expect(commandStart(rep(run, k) + tail), JSON.stringify(rep(run, k) + tail)).toBe(-1);
+        }
+      }
+    });
+    it(`${JSON.stringify(run)} repeated holds no command`, () => {
+      for (const n of [7, 8, 9, 17, 3000]) expect(rules(rep(run, n)).filter((r) => r.startsWith('patterns.command.'))).toEqual([]);
+    });
+  }
+});
