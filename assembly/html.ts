@@ -132,25 +132,122 @@ function dataRule(end: i32): i32 {
 }
 
 /** First enabled K_CSS_EXPR rule with a parameter occurring in [s, e) (case-insensitive). */
+// The distinct pairs of first two characters (lower case) of the parameters of one CSS rule, for
+// the vector search below (first characters in cssFirst, second ones in cssSecond);
+// CSS_FIRST_NONE when the rule has more than 8 pairs or a parameter under two characters (then
+// every unit is read).
+const CSS_FIRST_NONE = 9;
+const cssFirst = memory.data(8 * 2);
+const cssSecond = memory.data(8 * 2);
+let cssFirstRule = -1;
+let cssFirstCount = 0;
+
+/** Forget the pairs noted (a new rule blob was loaded). */
+export function resetCssCache(): void {
+  cssFirstRule = -1;
+}
+
+function noteCssFirsts(r: i32): void {
+  cssFirstRule = r;
+  cssFirstCount = 0;
+  const n = paramCount(r);
+  for (let k = 0; k < n; k++) {
+    if (paramLen(r, k) < 2) { cssFirstCount = CSS_FIRST_NONE; return; }
+    const w = paramPtr(r, k);
+    const c = <u16>load<u8>(w);
+    const d = <u16>load<u8>(w, 1);
+    let seen = false;
+    for (let j = 0; j < cssFirstCount; j++) {
+      if (load<u16>(cssFirst + (<usize>j << 1)) == c && load<u16>(cssSecond + (<usize>j << 1)) == d) seen = true;
+    }
+    if (seen) continue;
+    if (cssFirstCount == 8) { cssFirstCount = CSS_FIRST_NONE; return; }
+    store<u16>(cssFirst + (<usize>cssFirstCount << 1), c);
+    store<u16>(cssSecond + (<usize>cssFirstCount << 1), d);
+    cssFirstCount++;
+  }
+}
+
+/** A parameter of rule r starts at i and ends by e (case-insensitive; parameters are lower case). */
+function cssParamAt(r: i32, i: i32, e: i32): bool {
+  const c = lower(at(txt, i));
+  if (!mayStartWith(r, c)) return false;
+  const n = paramCount(r);
+  for (let k = 0; k < n; k++) {
+    const w = paramPtr(r, k);
+    if (<u32>load<u8>(w) != c) continue;
+    const wl = paramLen(r, k);
+    if (i + wl > e) continue;
+    let same = true;
+    for (let j = 1; j < wl; j++) {
+      if (lower(at(txt, i + j)) != <u32>load<u8>(w + j)) { same = false; break; }
+    }
+    if (same) return true;
+  }
+  return false;
+}
+
+/**
+ * A parameter of rule r in [s, e): candidates found eight units at a time, as the units whose
+ * lower-case form and the next one's are a noted pair (the last eight units one at a time). A
+ * style element left open reads the rest of the value as CSS: unit by unit, every unit cost a
+ * few ns.
+ */
+function cssFind(r: i32, s: i32, e: i32): bool {
+  const k = cssFirstCount;
+  if (k == 0) return false;
+  // unused slots repeat the first pair
+  const f0 = i16x8.splat(load<u16>(cssFirst));
+  const f1 = k > 1 ? i16x8.splat(load<u16>(cssFirst, 2)) : f0;
+  const f2 = k > 2 ? i16x8.splat(load<u16>(cssFirst, 4)) : f0;
+  const f3 = k > 3 ? i16x8.splat(load<u16>(cssFirst, 6)) : f0;
+  const f4 = k > 4 ? i16x8.splat(load<u16>(cssFirst, 8)) : f0;
+  const f5 = k > 5 ? i16x8.splat(load<u16>(cssFirst, 10)) : f0;
+  const f6 = k > 6 ? i16x8.splat(load<u16>(cssFirst, 12)) : f0;
+  const f7 = k > 7 ? i16x8.splat(load<u16>(cssFirst, 14)) : f0;
+  const g0 = i16x8.splat(load<u16>(cssSecond));
+  const g1 = k > 1 ? i16x8.splat(load<u16>(cssSecond, 2)) : g0;
+  const g2 = k > 2 ? i16x8.splat(load<u16>(cssSecond, 4)) : g0;
+  const g3 = k > 3 ? i16x8.splat(load<u16>(cssSecond, 6)) : g0;
+  const g4 = k > 4 ? i16x8.splat(load<u16>(cssSecond, 8)) : g0;
+  const g5 = k > 5 ? i16x8.splat(load<u16>(cssSecond, 10)) : g0;
+  const g6 = k > 6 ? i16x8.splat(load<u16>(cssSecond, 12)) : g0;
+  const g7 = k > 7 ? i16x8.splat(load<u16>(cssSecond, 14)) : g0;
+  const kA = i16x8.splat(65);
+  const k25 = i16x8.splat(25);
+  const k20 = i16x8.splat(32);
+  let i = s;
+  while (i + 9 <= e) {
+    const q = txt + (<usize>i << 1);
+    const v = v128.load(q);
+    const u = v128.load(q, 2);
+    // lower() by lanes: 'A'-'Z' get 0x20
+    const a = v128.or(v, v128.and(i16x8.le_u(i16x8.sub(v, kA), k25), k20));
+    const b = v128.or(u, v128.and(i16x8.le_u(i16x8.sub(u, kA), k25), k20));
+    let m = i16x8.bitmask(v128.or(
+      v128.or(v128.or(v128.and(i16x8.eq(a, f0), i16x8.eq(b, g0)), v128.and(i16x8.eq(a, f1), i16x8.eq(b, g1))),
+        v128.or(v128.and(i16x8.eq(a, f2), i16x8.eq(b, g2)), v128.and(i16x8.eq(a, f3), i16x8.eq(b, g3)))),
+      v128.or(v128.or(v128.and(i16x8.eq(a, f4), i16x8.eq(b, g4)), v128.and(i16x8.eq(a, f5), i16x8.eq(b, g5))),
+        v128.or(v128.and(i16x8.eq(a, f6), i16x8.eq(b, g6)), v128.and(i16x8.eq(a, f7), i16x8.eq(b, g7))))));
+    while (m != 0) {
+      if (cssParamAt(r, i + <i32>ctz(m), e)) return true;
+      m &= m - 1;
+    }
+    i += 8;
+  }
+  for (; i < e; i++) if (cssParamAt(r, i, e)) return true;
+  return false;
+}
+
 function cssRule(s: i32, e: i32): i32 {
   let r = firstRule(K_CSS_EXPR);
   while (r >= 0) {
     if (ruleEnabled(r)) {
-      const n = paramCount(r);
-      for (let i = s; i < e; i++) {
-        const c = lower(at(txt, i));
-        if (!mayStartWith(r, c)) continue;
-        for (let k = 0; k < n; k++) {
-          const w = paramPtr(r, k);
-          if (<u32>load<u8>(w) != c) continue;
-          const wl = paramLen(r, k);
-          if (i + wl > e) continue;
-          let same = true;
-          for (let j = 1; j < wl; j++) {
-            if (lower(at(txt, i + j)) != <u32>load<u8>(w + j)) { same = false; break; }
-          }
-          if (same) return r;
-        }
+      if (cssFirstRule != r) noteCssFirsts(r);
+      if (cssFirstCount != CSS_FIRST_NONE) {
+        if (cssFind(r, s, e)) return r;
+      } else {
+        for (let i = s; i < e; i++) if (cssParamAt(r, i, e)) return r;
       }
     }
     r = nextRule(r);

@@ -5,7 +5,7 @@ import { loadRules, rulesLoaded, setRuleEnabled, enabledRule, K_DECODE_EXCESS, K
 import { arenaReset, arenaAlloc, arenaMark, arenaRelease, ensure, setPageLimit, arenaCommit } from './mem';
 import { resultsInit, resultBytes, resultPtr, resultCount, beginValue, setText, emit, MAX_PER_BATCH, MAX_PER_VALUE } from './findings';
 import { runPipeline, runPipelineClassified, outPtr, outLen, excess } from './pipeline';
-import { scanXss, XSS_CLASSES } from './html';
+import { scanXss, XSS_CLASSES, resetCssCache } from './html';
 import { scanSql } from './sql';
 import { scanSsti, sstiWanted, resetSstiCache } from './ssti';
 import { scanXxe, XXE_CLASSES } from './xxe';
@@ -59,6 +59,7 @@ export function init(ptr: u32, len: u32): i32 {
   let scratch = (__heap_base + 15) & ~<usize>15;
   if (<usize>ptr >= scratch) scratch = <usize>ptr + <usize>len;
   resetPathCaches();
+  resetCssCache();
   resetSstiCache();
   const n = loadRules(<usize>ptr, <usize>len, scratch);
   if (n >= 0) {

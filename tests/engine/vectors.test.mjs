@@ -350,6 +350,36 @@ describe('custom rule blob', () => {
     expect(loadBlob(cx, make(custom))).toBe(code);
   });
 
+  // cssRule searches a CSS rule's parameters by their first two characters, noted once per rule
+  // (assembly/html.ts noteCssFirsts): the notes follow the blob, and a rule the search cannot
+  // take (a parameter of one character, more than 8 pairs) is read unit by unit
+  it('a CSS rule from a custom blob is searched with its own parameters', () => {
+    const css = parseBlob(defaultBlob(cx)).rules.find((r) => r.id === 'patterns.xss.css-expression');
+    const pad = 'color: red; margin: 0 auto; ';
+    const found = (params, value) => {
+      const rs = [{ ...css, params }];
+      expect(loadBlob(cx, buildBlob(rs))).toBe(1);
+      return scanBatch(cx, rs, [value]).findings[0].map((f) => f.id);
+    };
+    expect(found(['aa('], `<style>${pad}AA(1)`)).toEqual(['patterns.xss.css-expression']);
+    // the same rule index with other parameters: the pairs of the blob before are forgotten
+    expect(found(['bb('], `<style>${pad}Bb(1)`)).toEqual(['patterns.xss.css-expression']);
+    expect(found(['bb('], `<style>${pad}aa(1)`)).toEqual([]);
+    // a parameter of one character: every unit is read
+    expect(found(['q', 'zz('], `<style>${pad}Q`)).toEqual(['patterns.xss.css-expression']);
+    expect(found(['q', 'zz('], `<style>${pad}zZ(`)).toEqual(['patterns.xss.css-expression']);
+    // nine pairs: every unit is read; the last pair's parameter is still found, at every offset
+    const nine = ['ab(', 'cd(', 'ef(', 'gh(', 'ij(', 'kl(', 'mn(', 'op(', 'qr('];
+    for (let k = 0; k < 12; k++) expect(found(nine, `<style>${'x'.repeat(k)}QR(`)).toEqual(['patterns.xss.css-expression']);
+    // eight pairs (the vector search), each pair at every offset of its eight-unit step
+    for (const p of nine.slice(0, 8)) {
+      for (let k = 0; k < 12; k++) expect(found(nine.slice(0, 8), `<style>${'x'.repeat(k)}${p.toUpperCase()}${pad}`)).toEqual(['patterns.xss.css-expression']);
+      // and in the last units, read one at a time
+      for (let k = 0; k < 20; k++) expect(found(nine.slice(0, 8), `<style>${'x'.repeat(k)}${p}`)).toEqual(['patterns.xss.css-expression']);
+    }
+    expect(found(nine.slice(0, 8), `<style>${pad}${pad}qr(`)).toEqual([]);
+  });
+
   it('after a rejected blob the default blob loads again', () => {
     loadBlob(cx, buildBlob(custom, { magic: 1 }));
     const n = cx.init(cx.rules_default_ptr(), cx.rules_default_len());
