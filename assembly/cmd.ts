@@ -198,6 +198,12 @@ function nextCandidate(i: i32): i32 {
       i = findP(txt, i, n, P_CMD, 59, 38, 124, 10);
       if (i >= n) return n;
     }
+    // the separator found, by itself first (a lone one needs no vector step)
+    if (i + 1 >= n) return i;
+    const s = at(txt, i);
+    const d = at(txt, i + 1);
+    if (isAlpha(d) || d == 47 || d == 32 || d == 9 || d == 43 || isQuote(d) || (d == s && (s == 38 || s == 124))) return i;
+    i++;
     while (i + 9 <= n) {
       const q = txt + (<usize>i << 1);
       const a = v128.load(q);

@@ -6,7 +6,7 @@
 // apostrophes or keywords ("O'Brien", "please select a drop date", "-- thanks") lexes into
 // sequences no judge accepts.
 
-import { at, lower, isAlpha, isDigit, isSpace, isWord, isHex, hashLower, cls, find2, findP, P_SQL } from './text';
+import { at, lower, isAlpha, isDigit, isSpace, isWord, isHex, hashLower, cls, find2, findP, P_SQL, skipBlanks } from './text';
 import { sqlAnchors, sqlAnchorCount, sqlAnchorsOverflow } from './literals';
 import {
   K_SQL_TAUTOLOGY, K_SQL_UNION, K_SQL_STACKED, K_SQL_CALL, K_SQL_PHRASE, K_SQL_COMMENT, K_SQL_BREAKOUT,
@@ -101,7 +101,13 @@ function lex(quote: u32, from: i32, maxTok: i32): void {
   while (i < len && ntok < maxTok) {
     const c = at(txt, i);
     const cc = cls(c);
-    if ((cc & 1) != 0 || (c == 43 && plusSpace)) { i++; glued = false; continue; }
+    if ((cc & 1) != 0 || (c == 43 && plusSpace)) {
+      i++;
+      glued = false;
+      // a run of white space: eight units at a time (a value of white space is read to its end)
+      if (i < len && (cls(at(txt, i)) & 1) != 0) i = skipBlanks(txt, i, len);
+      continue;
+    }
     const s = i;
     if ((cc & 8) != 0 || (c >= 128 && (cc & 2) != 0)) {
       // a word (letters first; '$' and digits may follow)
@@ -1120,7 +1126,7 @@ function lineCommentStart(e: i32): i32 {
 
 /** The value starts the way an injection into a bare or numeric context starts. */
 function startsLikeSql(): bool {
-  let i = 0;
+  let i = skipBlanks(txt, 0, len);
   while (i < len && ((cls(at(txt, i)) & 1) != 0 || (plusSpace && at(txt, i) == 43))) i++;
   if (i >= len) return false;
   const c = at(txt, i);

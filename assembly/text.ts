@@ -201,6 +201,25 @@ export function findPair(p: usize, i: i32, n: i32, c: u32): i32 {
   return n;
 }
 
+/** The first unit of p[i, n) that is not ' ' or one of \t \n \v \f \r (cls bit 1 in ASCII), or n: eight at a time. */
+export function skipBlanks(p: usize, i: i32, n: i32): i32 {
+  const k32 = i16x8.splat(32);
+  const k9 = i16x8.splat(9);
+  const k4 = i16x8.splat(4);
+  while (i + 8 <= n) {
+    const v = v128.load(p + (<usize>i << 1));
+    const other = ~i16x8.bitmask(v128.or(i16x8.eq(v, k32), i16x8.le_u(i16x8.sub(v, k9), k4))) & 0xff;
+    if (other != 0) return i + <i32>ctz(other);
+    i += 8;
+  }
+  while (i < n) {
+    const c = at(p, i);
+    if (!(c == 32 || c - 9 <= 4)) return i;
+    i++;
+  }
+  return n;
+}
+
 /** How many units of p[0, n) equal c. */
 export function countOf(p: usize, n: i32, c: u32): i32 {
   const v = i16x8.splat(<i16>c);

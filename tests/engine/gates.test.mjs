@@ -92,3 +92,22 @@ describe('separator runs read eight units at a time', () => {
     });
   }
 });
+
+// The SQL lexer and its look at a value's start pass runs of white space eight units at a time
+// (assembly/text.ts skipBlanks: ' ' and \t \n \v \f \r; U+00A0 and a form-encoded '+' one at a time).
+describe('white space runs read eight units at a time', () => {
+  const BLANKS = ' \t\r\n\v\f';
+  const run = (k, extra = '') => Array.from({ length: k }, (_, i) => (extra && i % 5 === 4 ? extra : BLANKS[i % BLANKS.length])).join('');
+  const tautology = (v) => engine.scan(v).filter((f) => f.rule === 'patterns.sql.tautology').map((f) => [f.start, f.end]);
+  it('a tautology after 0 to 40 units of white space is found where it stands', () => {
+    for (let k = 0; k <= 40; k++) {
+      expect(tautology(run(k) + '1 or 1=1'), `k=${k}`).toEqual([[k + 2, k + 8]]);
+      expect(tautology(run(k, '\u00a0') + '1 or 1=1'), `k=${k} with U+00A0`).toEqual([[k + 2, k + 8]]);
+      // inside a value too, between tokens
+      if (k < 30) expect(tautology(`x=1${run(k + 1)}or${run(k + 1)}1=1`), `k=${k} between tokens`).not.toEqual([]);
+    }
+  });
+  it('a value of white space alone holds nothing', () => {
+    for (const k of [1, 7, 8, 9, 16, 4000]) expect(rules(run(k))).toEqual([]);
+  });
+});
