@@ -900,16 +900,34 @@ const CONTEXT_WINDOW = 64; // tokens judged after a breakout
 const MAX_WINDOW = 256; // anchored windows grow up to this while anchors keep falling inside them
 const TOKBUF = memory.data((MAX_WINDOW + 8) * TOK); // windows are bounded, so one static token buffer serves
 
-/** Where the token ending before `pos` starts (white space skipped), bounded; -1 if cut. */
+// The white space run tokenBefore last walked back over: it ends at gapEnd and starts at
+// gapStart, with a CR or LF in it when gapNewline. A run precedes one token, and only the few
+// windows whose first tokens follow it walk it, so each run is read a bounded number of times.
+let gapEnd: i32 = -1;
+let gapStart: i32 = 0;
+let gapNewline = false;
+
+/** Where the token ending before `pos` starts (white space skipped, however long); -1 if cut. */
 function tokenBefore(pos: i32): i32 {
   let j = pos;
-  let guard = 0;
   let newline = false;
-  while (j > 0 && (cls(at(txt, j - 1)) & 1) != 0 && guard < 32) {
-    j--;
-    guard++;
-    if (at(txt, j) == 10 || at(txt, j) == 13) newline = true;
+  if (j > 0 && (cls(at(txt, j - 1)) & 1) != 0) {
+    if (pos == gapEnd) {
+      j = gapStart;
+      newline = gapNewline;
+    } else {
+      // the whole run: with a bound, white space between "or" and "1=1" hid the "or" from the
+      // window of the comparison ("x=1 or" + 40 spaces + "1=1" was no finding)
+      while (j > 0 && (cls(at(txt, j - 1)) & 1) != 0) {
+        j--;
+        if (at(txt, j) == 10 || at(txt, j) == 13) newline = true;
+      }
+      gapEnd = pos;
+      gapStart = j;
+      gapNewline = newline;
+    }
   }
+  let guard = 0;
   if (j == 0) return 0;
   // past a line break, the line before may end in a -- or # comment: that comment is the token
   if (newline) {
@@ -1205,6 +1223,7 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   len = n;
   eolFrom = -1;
   walkFrom = -1;
+  gapEnd = -1;
   chainEnd = -1;
   // numbers, dates, phone numbers: digits with - . / : + , and spaces cannot hold SQL
   if (n == 0 || (mask & SQL_CLASSES) == 0) return;

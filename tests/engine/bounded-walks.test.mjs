@@ -23,6 +23,9 @@ const CASES = [
   ['listed calls before an unclosed comment (JavaScript call)', rep("'+alert/*", MB)],
   // 2 MB: the old sanitizer took about 19 s for 1 MB, under the time-out
   ['<script> tags before one unclosed </script (sanitizer)', rep('<script>', MB) + rep('</script ', MB)],
+  // the white space before a window's first tokens is walked whole (tokenBefore): each run once
+  ['comparisons after long white space runs (SQL windows)', rep('or' + ' '.repeat(1000) + '1=1\n', MB)],
+  ['UNION after long white space runs (SQL windows)', rep(' '.repeat(4000) + 'union', MB)],
 ];
 
 describe('walks bounded on dense anchors', () => {
@@ -102,6 +105,18 @@ describe('the bounds, as rules', () => {
       expect(rules(v)).toEqual([]);
       expect(engine.sanitize(v, { encode: false })).toBe(v);
     }
+  });
+
+  it('white space before a comparison hides no OR, however long (it was walked 32 units back)', () => {
+    for (const n of [1, 31, 32, 33, 100, 5000, 100_000]) {
+      const gap = ' '.repeat(n);
+      expect(rules(`x=1 or${gap}1=1`), `${n} spaces`).toContain('patterns.sql.tautology');
+      expect(rules(`x=1 or\n${gap}\t1=1`), `${n} spaces and a line break`).toContain('patterns.sql.tautology');
+      expect(rules(`id=5${gap}or${gap}1=1`), `${n} spaces twice`).toContain('patterns.sql.tautology');
+    }
+    // prose with the same shapes stays clean
+    expect(rules(`pick one or${' '.repeat(60)}the other`)).toEqual([]);
+    expect(rules(`a = b or${' '.repeat(60)}c`)).toEqual([]);
   });
 
   it("line comments after ';' are judged as before: a statement after the comment's line break counts", () => {

@@ -104,7 +104,7 @@ describe('white space runs read eight units at a time', () => {
       expect(tautology(run(k) + '1 or 1=1'), `k=${k}`).toEqual([[k + 2, k + 8]]);
       expect(tautology(run(k, '\u00a0') + '1 or 1=1'), `k=${k} with U+00A0`).toEqual([[k + 2, k + 8]]);
       // inside a value too, between tokens
-      if (k < 30) expect(tautology(`x=1${run(k + 1)}or${run(k + 1)}1=1`), `k=${k} between tokens`).not.toEqual([]);
+      expect(tautology(`x=1${run(k + 1)}or${run(k + 1)}1=1`), `k=${k} between tokens`).not.toEqual([]);
     }
   });
   it('a value of white space alone holds nothing', () => {
