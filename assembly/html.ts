@@ -131,7 +131,6 @@ function dataRule(end: i32): i32 {
   return -1;
 }
 
-/** First enabled K_CSS_EXPR rule with a parameter occurring in [s, e) (case-insensitive). */
 // The distinct pairs of first two characters (lower case) of the parameters of one CSS rule, for
 // the vector search below (first characters in cssFirst, second ones in cssSecond);
 // CSS_FIRST_NONE when the rule has more than 8 pairs or a parameter under two characters (then
@@ -239,6 +238,7 @@ function cssFind(r: i32, s: i32, e: i32): bool {
   return false;
 }
 
+/** First enabled K_CSS_EXPR rule with a parameter occurring in [s, e) (case-insensitive). */
 function cssRule(s: i32, e: i32): i32 {
   let r = firstRule(K_CSS_EXPR);
   while (r >= 0) {

@@ -911,14 +911,15 @@ let gapNewline = false;
 function tokenBefore(pos: i32): i32 {
   let j = pos;
   let newline = false;
-  if (j > 0 && (cls(at(txt, j - 1)) & 1) != 0) {
+  if (j > 0 && isGap(at(txt, j - 1))) {
     if (pos == gapEnd) {
       j = gapStart;
       newline = gapNewline;
     } else {
       // the whole run: with a bound, white space between "or" and "1=1" hid the "or" from the
-      // window of the comparison ("x=1 or" + 40 spaces + "1=1" was no finding)
-      while (j > 0 && (cls(at(txt, j - 1)) & 1) != 0) {
+      // window of the comparison ("x=1 or" + 40 spaces + "1=1" was no finding); a '+' of a
+      // form-encoded value is a space here too, as the lexer reads it ("x=1+or+1=1")
+      while (j > 0 && isGap(at(txt, j - 1))) {
         j--;
         if (at(txt, j) == 10 || at(txt, j) == 13) newline = true;
       }

@@ -114,6 +114,13 @@ describe('the bounds, as rules', () => {
       expect(rules(`x=1 or\n${gap}\t1=1`), `${n} spaces and a line break`).toContain('patterns.sql.tautology');
       expect(rules(`id=5${gap}or${gap}1=1`), `${n} spaces twice`).toContain('patterns.sql.tautology');
     }
+    // a form-encoded value: '+' is a space there, before the comparison too
+    for (const n of [1, 2, 40]) {
+      const plus = '+'.repeat(n);
+      expect(rules(`x=1${plus}or${plus}1=1`), `${n} '+'`).toContain('patterns.sql.tautology');
+      expect(rules(`abc${plus}or${plus}1=1`), `${n} '+' after a word`).toContain('patterns.sql.tautology');
+    }
+    expect(rules('q=cats+or+dogs')).toEqual([]);
     // prose with the same shapes stays clean
     expect(rules(`pick one or${' '.repeat(60)}the other`)).toEqual([]);
     expect(rules(`a = b or${' '.repeat(60)}c`)).toEqual([]);
