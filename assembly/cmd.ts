@@ -280,11 +280,20 @@ function substitutions(r: i32): void {
       continue;
     }
     // c == '{': brace expansion {cmd,arg}, or the shellshock prefix "() {" before it
-    if (i + 1 < len && (isAlpha(at(txt, i + 1)) || at(txt, i + 1) == 47) && commandAt(i + 1) && cmdE < len && at(txt, cmdE) == 44 && commandWord()) { hit(r, i, cmdE + 1); return; }
+    const nx: u32 = i + 1 < len ? at(txt, i + 1) : 0;
+    if ((isAlpha(nx) || nx == 47) && commandAt(i + 1) && cmdE < len && at(txt, cmdE) == 44 && commandWord()) { hit(r, i, cmdE + 1); return; }
     let k = i;
     while (k > 0 && gap(at(txt, k - 1))) k--;
     // shellshock: "() {" where a value starts (not a function's parameter list: f(){)
     if (k >= 2 && at(txt, k - 1) == 41 && at(txt, k - 2) == 40 && (k == 2 || !(isAlnum(at(txt, k - 3)) || at(txt, k - 3) == 95 || at(txt, k - 3) == 36))) { hit(r, k - 2, i + 1); return; }
+    // inside a run of '{' neither check can succeed (the unit before is '{', and so is the unit
+    // after): on to the run's last '{' ("{{{{...": one step per '{' cost most of the scan)
+    if (nx == 123 && i + 2 < len && at(txt, i + 2) == 123) {
+      let q = i + 3;
+      while (q < len && at(txt, q) == 123) q++;
+      i = q - 1;
+      continue;
+    }
     i++;
   }
 }

@@ -111,3 +111,22 @@ describe('white space runs read eight units at a time', () => {
     for (const k of [1, 7, 8, 9, 16, 4000]) expect(rules(run(k))).toEqual([]);
   });
 });
+
+// The substitution search passes a run of '{' to its last '{' (assembly/cmd.ts substitutions):
+// inside a run neither brace expansion nor the shellshock prefix can start.
+describe("runs of '{'", () => {
+  const subst = (v) => engine.scan(v).filter((f) => f.rule === 'patterns.command.substitution').map((f) => [f.start, f.end]);
+  it('brace expansion after a run is found at the run\'s last brace; the shellshock prefix before one at its start', () => {
+    for (let k = 1; k <= 40; k++) {
+      const run = '{'.repeat(k);
+      expect(subst(`x${run}cat,/etc/passwd}`), `k=${k}`).toEqual([[k, k + 5]]);
+      expect(subst(`() ${run} :; }; echo`), `k=${k}`).toEqual([[0, 4]]);
+    }
+  });
+  it('a run alone, or before prose, is nothing', () => {
+    for (const k of [1, 2, 3, 8, 9, 4000]) {
+      expect(subst('{'.repeat(k))).toEqual([]);
+      expect(subst('{'.repeat(k) + ' cats, dogs}')).toEqual([]);
+    }
+  });
+});
