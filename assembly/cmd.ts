@@ -160,7 +160,17 @@ function separators(): void {
     // a line of prose starts with a capital and a small letter ("That ..."): no command
     if (sep == 10 && i + 2 < len && at(txt, i + 1) - 65 < 26 && at(txt, i + 2) - 97 < 26) { i++; continue; }
     let j = i + 1;
-    if ((sep == 38 || sep == 124) && j < len && at(txt, j) == sep) j++; // && ||
+    if ((sep == 38 || sep == 124) && j < len && at(txt, j) == sep) {
+      j++; // && ||
+      // a run of three or more: the steps below would go two units at a time through it, each a
+      // pair followed by the same character (no command); on to the run's last pair or single
+      if (j < len && at(txt, j) == sep) {
+        let r = j + 1;
+        while (r < len && at(txt, r) == sep) r++;
+        i = ((r - i) & 1) == 0 ? r - 2 : r - 1;
+        continue;
+      }
+    }
     // a command starts with a letter or '/', after white space, quotes or '+': a quick "no" for &# |= ;)
     const c0: u32 = j < len ? at(txt, j) : 0;
     if (!(isAlpha(c0) || c0 == 47 || gap(c0) || isQuote(c0) || c0 == 43)) {

@@ -255,12 +255,16 @@ export function decodableIn(src: usize, n: i32, base: i32, bits: u64): bool {
 
 /** The '%' or '&' at i starts an escape decodeOnce decodes. */
 @inline export function decodableAt(src: usize, i: i32, n: i32): bool {
+  // every escape has a letter, a digit or '#' right after its '%' or '&' ("%%%%", "&&&&": one
+  // look each, no call)
+  if (i + 1 >= n) return false;
+  const c1 = at(src, i + 1);
+  if (!(isAlnumC(c1) || c1 == 35)) return false;
   const c = at(src, i);
   if (c == 37) {
     if (pctByte(src, i, n) >= 0 || lenientSlash(src, i, n) >= 0) return true;
     if (i + 5 < n && (at(src, i + 1) | 32) == 117 && isHex(at(src, i + 2)) && isHex(at(src, i + 3)) && isHex(at(src, i + 4)) && isHex(at(src, i + 5))) return true;
-  } else if (c == 38 && i + 1 < n) {
-    const c1 = at(src, i + 1);
+  } else if (c == 38) {
     if (c1 == 35) {
       let j = i + 2;
       if (j < n && (at(src, j) | 32) == 120) { if (j + 1 < n && isHex(at(src, j + 1))) return true; }

@@ -1278,7 +1278,17 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
     if (a < n && at(txt, a) == 61 && words >= 0 && !eqBetweenLiterals(a)) { i = a + 1; continue; }
     // a ';' opens a window only before a statement keyword: what else a window there could
     // find (UNION, listed calls, block comments, a comparison) has an anchor of its own
-    if (a < n && at(txt, a) == 59 && words >= 0 && !(walkMeets(a + 1) ? walkAnswer : stackedWordAfter(a + 1))) { i = a + 1; continue; }
+    if (a < n && at(txt, a) == 59 && words >= 0) {
+      // a run of ';': a walk from inside it stops at the next ';' with "no" (";;;;...": one loop
+      // step per ';' cost most of the scan); on to the run's last ';'
+      if (a + 1 < n && at(txt, a + 1) == 59) {
+        let r = a + 2;
+        while (r < n && at(txt, r) == 59) r++;
+        i = r - 1;
+        continue;
+      }
+      if (!(walkMeets(a + 1) ? walkAnswer : stackedWordAfter(a + 1))) { i = a + 1; continue; }
+    }
     // where the search goes on: past the anchor ('/*' is two units: past its '*')
     const next = a + (at(txt, a) == 47 ? 2 : 1);
     if (a >= covered) {

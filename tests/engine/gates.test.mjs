@@ -68,7 +68,8 @@ describe('separator runs read eight units at a time', () => {
     return -1;
   };
   const commandStart = (v) => engine.scan(v).find((f) => f.vector === 'command')?.start ?? -1;
-  for (const run of ['\n#;', '&#|', ';\n&']) {
+  // ('&' and '|' alone: runs of one character, passed to their last pair or single at once)
+  for (const run of ['\n#;', '&#|', ';\n&', '&', '|', '&|']) {
     it(`after ${JSON.stringify(run)} runs of 0 to 40 units, every command is found at its separator`, () => {
       for (let k = 0; k <= 40; k++) {
         for (const cmd of COMMANDS) {
@@ -128,5 +129,29 @@ describe("runs of '{'", () => {
       expect(subst('{'.repeat(k))).toEqual([]);
       expect(subst('{'.repeat(k) + ' cats, dogs}')).toEqual([]);
     }
+  });
+});
+
+// Runs of one character passed at once: ';' by the SQL anchors (a walk from inside the run stops
+// at the next ';'), and a '%' or '&' not followed by a letter, digit or '#' by the escape check.
+describe('runs of one character', () => {
+  it("a statement after a run of ';' is found at the run's last ';'", () => {
+    for (let k = 1; k <= 40; k++) {
+      const v = 'x' + ';'.repeat(k) + 'drop table users';
+      const f = engine.scan(v).filter((x) => x.rule === 'patterns.sql.stacked-query').map((x) => [x.start, x.end]);
+      expect(f, `k=${k}`).toEqual([[k, k + 11]]);
+    }
+    expect(rules(';'.repeat(5000)).filter((r) => r.startsWith('patterns.sql.'))).toEqual([]);
+  });
+  it("an escape after a run of '%' or '&' is decoded", () => {
+    for (let k = 0; k <= 40; k++) {
+      expect(engine.decode('%'.repeat(k) + '%3cscript%3e'), `k=${k}`).toBe('%'.repeat(k) + '<script>');
+      expect(engine.decode('&'.repeat(k) + '&lt;b'), `k=${k}`).toBe('&'.repeat(k) + '<b');
+      expect(engine.decode('&'.repeat(k) + '&#62;'), `k=${k}`).toBe('&'.repeat(k) + '>');
+      expect(engine.decode('%'.repeat(k) + '%u003c'), `k=${k}`).toBe('%'.repeat(k) + '<');
+      expect(rules('%'.repeat(k) + '%3cscript%3ealert(1)%3c/script%3e')).toContain('patterns.xss.script-tag');
+    }
+    expect(engine.decode('%'.repeat(5000))).toBe('%'.repeat(5000));
+    expect(engine.decode('&'.repeat(5000) + '#')).toBe('&'.repeat(5000) + '#');
   });
 });
