@@ -170,7 +170,20 @@ export const FAMILIES = [
   { name: '/*from', desc: "'/*from/**/ ' repeated (SQL phrase words inside a chain of comments)", make: (n) => rep('/*from/**/ ', n) },
   { name: 'urlrun', desc: "'http://a/' repeated (URLs with no white space between them: the bindings' SSRF check at every ':')", make: (n) => rep('http://a/', n) },
   { name: '{"a":', desc: `'{"a":' repeated (an unterminated JSON value: the bindings' JSON-key check)`, make: (n) => rep('{"a":', n) },
+  // dense short tokens (2026-11-21): every unit pair opens a detector's look
+  { name: ';x', desc: "';x' repeated (a separator before every one-letter word: the command and stacked-query looks)", make: (n) => rep(';x', n) },
+  { name: '=1', desc: "'=1' repeated (a comparison at every other unit: SQL's constant-comparison windows)", make: (n) => rep('=1', n) },
 ];
+
+// "One repeated character", for every character: each printable ASCII character, tab, CR, LF and
+// four non-ASCII ones (a letter with an accent, NBSP, an ideographic space, a zero-width space),
+// probed at 1 MB only (bench/run.mjs section 3b).
+const SWEEP_CHARS = [...Array.from({ length: 95 }, (_, k) => String.fromCharCode(32 + k)), '\t', '\r', '\n', '\u00e9', '\u00a0', '\u3000', '\u200b'];
+export const CHAR_FAMILIES = SWEEP_CHARS.map((ch) => ({
+  name: `char ${JSON.stringify(ch)}`,
+  desc: `${JSON.stringify(ch)} repeated`,
+  make: (n) => ch.repeat(n),
+}));
 export const BENIGN_FAMILY = { name: 'benign', desc: 'benign prose (reference)', make: (n) => benignText(n) };
 
 export const PROBE_SIZES = [1_000, 10_000, 100_000, 1_000_000];

@@ -2,7 +2,7 @@
 // the main thread can terminate it when one call runs away (a quadratic scanner or sanitizer
 // on a 1 MB input must not hang the benchmark).
 import { parentPort } from 'node:worker_threads';
-import { FAMILIES, BENIGN_FAMILY } from './inputs.mjs';
+import { FAMILIES, BENIGN_FAMILY, CHAR_FAMILIES } from './inputs.mjs';
 import { makeSubjects } from './subjects.mjs';
 import { measure } from './timing.mjs';
 import { shield } from './load-shield.mjs';
@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 const engineSha256 = createHash('sha256').update(shield.engineBytes()).digest('hex').slice(0, 16);
 
 const { fns } = makeSubjects();
-const families = new Map([...FAMILIES, BENIGN_FAMILY].map((f) => [f.name, f]));
+const families = new Map([...FAMILIES, BENIGN_FAMILY, ...CHAR_FAMILIES].map((f) => [f.name, f]));
 let cacheKey = '';
 let cacheVal = '';
 

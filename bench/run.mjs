@@ -2,7 +2,7 @@
 // shield benchmark: short-value batches, throughput, and a linear-time probe, for shield and the
 // peers js-xss and sanitize-html measured in the same run. `npm run bench`.
 //
-//   node bench/run.mjs [--out FILE] [--no-probe] [--no-snapshot] [--families a,../,...] [--subjects js-xss,...]
+//   node bench/run.mjs [--out FILE] [--no-probe] [--no-snapshot] [--families a,../,...] [--subjects js-xss,...] [--no-chars]
 //   (--families / --subjects only narrow the probe, for development; the benign reference and
 //   shield scan are always probed)
 //
@@ -28,7 +28,7 @@ const { shield, shieldSource } = await import('./load-shield.mjs');
 const { scan, scanValues, sanitizeString, defaultEngine, engineBytes } = shield;
 const { createHash } = await import('node:crypto');
 const { filterXSS, sanitizeHtml } = await import('./subjects.mjs');
-const { SHORT_BATCH, benignText, attackText, utf8Bytes, FAMILIES, BENIGN_FAMILY, PROBE_SIZES } = await import('./inputs.mjs');
+const { SHORT_BATCH, benignText, attackText, utf8Bytes, FAMILIES, BENIGN_FAMILY, CHAR_FAMILIES, PROBE_SIZES } = await import('./inputs.mjs');
 const { measure, median, fmtTime, fmtRate } = await import('./timing.mjs');
 const { runProbe, logSlope } = await import('./linear-probe.mjs');
 const { PROBE_MAX_VALUE_LENGTH } = await import('./subjects.mjs');
@@ -41,6 +41,9 @@ const argVal = (name) => {
 };
 const outFile = path.resolve(argVal('--out') ?? path.join(here, 'results.json'));
 const doProbe = !args.includes('--no-probe');
+// section 3b (every character repeated, shield scan at 1 MB): with the probe, unless --no-chars or
+// a --families list without "chars"
+const doChars = doProbe && !args.includes('--no-chars');
 const famFilter = argVal('--families')?.split(',');
 const subjFilter = argVal('--subjects')?.split(',');
 
@@ -331,12 +334,49 @@ if (doProbe) {
   console.log(`probe took ${probeSeconds.toFixed(1)} s`);
 }
 
+// ---------------------------------------------------------------- 3b. one repeated character
+const charSummary = [];
+if (doChars && (!famFilter || famFilter.includes('chars'))) {
+  heading('3b. One repeated character (shield scan, 1 MB; every printable ASCII character and 7 more)');
+  const big = PROBE_SIZES[PROBE_SIZES.length - 1];
+  const t0 = Date.now();
+  // one worker: its own benign 1 MB first (the reference), then each character at 1 MB
+  const sweep = await runProbe({
+    subjects: ['shield scan'], families: [BENIGN_FAMILY, ...CHAR_FAMILIES], sizes: [big], capMs: PEER_CAP_MS,
+    optsFor: () => ({ warmupMs: 10, minSampleMs: 2, minSamples: 3, maxSamples: 7, budgetMs: 120 }),
+  });
+  const cell = (name) => sweep['shield scan'][name].cells[0];
+  const okC = (c) => c && !c.skipped && !c.aborted && !c.error && !c.over && c.ns > 0;
+  const benignNs = okC(cell('benign')) ? cell('benign').ns : null;
+  for (const fam of CHAR_FAMILIES) {
+    const c = cell(fam.name);
+    charSummary.push({
+      family: fam.name,
+      ns: okC(c) ? Math.round(c.ns) : null,
+      ratioToBenign1M: okC(c) && benignNs ? c.ns / benignNs : null,
+      findings1M: c?.findings ?? null,
+      status: c?.skipped ? 'skipped' : c?.aborted ? 'killed' : c?.error ? 'error' : c?.over ? 'over-cap' : 'ok',
+    });
+  }
+  const within = charSummary.filter((r) => r.ratioToBenign1M != null && r.ratioToBenign1M <= TARGETS.advRatio).length;
+  const worst = [...charSummary].sort((a, b) => (b.ratioToBenign1M ?? Infinity) - (a.ratioToBenign1M ?? Infinity)).slice(0, 8);
+  console.log(`benign 1 MB in this worker: ${benignNs ? fmtTime(benignNs) : 'n/a'}; ${within}/${charSummary.length} characters within ${TARGETS.advRatio}x; the 8 slowest:`);
+  console.log(table(['character', '1 MB', 'vs benign 1MB', `<= ${TARGETS.advRatio}x`],
+    worst.map((r) => [r.family, r.ns == null ? r.status : fmtTime(r.ns), x(r.ratioToBenign1M), r.ratioToBenign1M != null && r.ratioToBenign1M <= TARGETS.advRatio ? 'yes' : 'NO'])));
+  console.log(`(every character's figure is in results.json, charSweep; took ${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+}
+
 // ---------------------------------------------------------------- targets summary
 heading('Targets (shield)');
-const shieldAdv = probeSummary.filter((s) => s.subject === 'shield scan' && s.family !== 'benign');
+const shieldAdv = [
+  ...probeSummary.filter((s) => s.subject === 'shield scan' && s.family !== 'benign'),
+  ...charSummary.map((r) => ({ ...r, subject: 'shield scan', exponentTop: undefined })),
+];
+const probeFamilies = probeSummary.filter((s) => s.subject === 'shield scan' && s.family !== 'benign');
 const worstRatio = shieldAdv.reduce((m, s) => (s.ratioToBenign1M != null && (!m || s.ratioToBenign1M > m.ratioToBenign1M) ? s : m), null);
 const ratioFails = shieldAdv.filter((s) => s.ratioToBenign1M == null || s.ratioToBenign1M > TARGETS.advRatio);
-const superLinear = shieldAdv.filter((s) => s.exponentTop == null || s.exponentTop > TARGETS.exponent);
+// (the character sweep has one size: no exponent; the linearity target is the probe's)
+const superLinear = probeFamilies.filter((s) => s.exponentTop == null || s.exponentTop > TARGETS.exponent);
 const targets = [
   { target: `scanValues(8 short values) <= ${TARGETS.batchNs} ns per batch`, value: fmtTime(shieldBatchNs), met: shieldBatchNs <= TARGETS.batchNs },
   { target: `scan benign 1 KB >= ${TARGETS.mbps1k} MB/s`, value: fmtRate(mb1k), met: mb1k >= TARGETS.mbps1k },
@@ -345,12 +385,12 @@ const targets = [
 if (doProbe) {
   targets.push({
     target: `scan 1 MB adversarial <= ${TARGETS.advRatio}x 1 MB benign (every family)`,
-    value: `${shieldAdv.length - ratioFails.length}/${shieldAdv.length} families within; worst ${worstRatio?.family} ${x(worstRatio?.ratioToBenign1M)}`,
+    value: `${shieldAdv.length - ratioFails.length}/${shieldAdv.length} families within${charSummary.length ? ` (${probeFamilies.length} probed, ${charSummary.length} characters)` : ''}; worst ${worstRatio?.family} ${x(worstRatio?.ratioToBenign1M)}`,
     met: ratioFails.length === 0,
   });
   targets.push({
     target: `scan linear: exponent 100 KB -> 1 MB <= ${TARGETS.exponent} (every family)`,
-    value: superLinear.length ? `above: ${superLinear.map((s) => `${s.family} ${num(s.exponentTop)}`).join(', ')}` : `max ${num(Math.max(...shieldAdv.map((s) => s.exponentTop)))}`,
+    value: superLinear.length ? `above: ${superLinear.map((s) => `${s.family} ${num(s.exponentTop)}`).join(', ')}` : `max ${num(Math.max(...probeFamilies.map((s) => s.exponentTop)))}`,
     met: superLinear.length === 0,
   });
 }
@@ -366,6 +406,7 @@ const results = {
   shortBatch: { values: SHORT_BATCH, shieldFindings: batchFindings, rows: shortBatch },
   throughput,
   probe: doProbe ? { sizes: PROBE_SIZES, capMs: PEER_CAP_MS, deadlineMs: PROBE_DEADLINE_MS, families: [BENIGN_FAMILY, ...FAMILIES].map((f) => ({ name: f.name, desc: f.desc })), rows: probeSummary } : null,
+  charSweep: charSummary.length ? { size: PROBE_SIZES[PROBE_SIZES.length - 1], subject: 'shield scan', rows: charSummary } : null,
   sink,
 };
 fs.mkdirSync(path.dirname(outFile), { recursive: true });
