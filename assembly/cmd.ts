@@ -151,9 +151,19 @@ function separators(): void {
   let fenceAt = hasBacktick ? nextFence(0) : len; // the next ``` at or after the search position
   let inFence = false;
   while (i < len) {
-    i = nextCandidate(i);
-    if (i >= len) return;
-    const sep = at(txt, i);
+    let sep = at(txt, i);
+    if (!(sep == 59 || sep == 38 || sep == 124 || sep == 10)) {
+      i = findP(txt, i, len, P_CMD, 59, 38, 124, 10);
+      if (i >= len) return;
+      sep = at(txt, i);
+    }
+    // a separator no command can follow: on to the next one that may start one (runs of them
+    // read eight units at a time)
+    if (i + 1 < len && !mayStartAfter(sep, at(txt, i + 1))) {
+      i = nextCandidate(i + 1);
+      if (i >= len) return;
+      sep = at(txt, i);
+    }
     // markdown code fences: the lines of a fenced block are documentation, not input to a shell
     while (fenceAt < i) { inFence = !inFence; fenceAt = nextFence(fenceAt + 3); }
     if (sep == 10 && inFence) { i++; continue; }
@@ -200,6 +210,11 @@ function separators(): void {
  * per separator cost more than the rest of the scan); a separator in the last eight units is
  * returned as it is, and the loop's own checks judge it.
  */
+/** The unit d after separator s may start a command: a letter, '/', ' ', tab, '+', a quote, or the separator's double (&& ||). */
+@inline function mayStartAfter(s: u32, d: u32): bool {
+  return isAlpha(d) || d == 47 || d == 32 || d == 9 || d == 43 || isQuote(d) || (d == s && (s == 38 || s == 124));
+}
+
 function nextCandidate(i: i32): i32 {
   const n = len;
   while (i < n) {
@@ -210,9 +225,7 @@ function nextCandidate(i: i32): i32 {
     }
     // the separator found, by itself first (a lone one needs no vector step)
     if (i + 1 >= n) return i;
-    const s = at(txt, i);
-    const d = at(txt, i + 1);
-    if (isAlpha(d) || d == 47 || d == 32 || d == 9 || d == 43 || isQuote(d) || (d == s && (s == 38 || s == 124))) return i;
+    if (mayStartAfter(at(txt, i), at(txt, i + 1))) return i;
     i++;
     while (i + 9 <= n) {
       const q = txt + (<usize>i << 1);
