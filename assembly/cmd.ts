@@ -203,6 +203,11 @@ function separators(): void {
   }
 }
 
+/** The unit d after separator s may start a command: a letter, '/', ' ', tab, '+', a quote, or the separator's double (&& ||). */
+@inline function mayStartAfter(s: u32, d: u32): bool {
+  return isAlpha(d) || d == 47 || d == 32 || d == 9 || d == 43 || isQuote(d) || (d == s && (s == 38 || s == 124));
+}
+
 /**
  * The next separator at or after i that the loop above must look at, or len: one followed by a
  * unit a command can start with (a letter, '/', ' ', tab, '+', a quote) or by its own double
@@ -210,11 +215,6 @@ function separators(): void {
  * per separator cost more than the rest of the scan); a separator in the last eight units is
  * returned as it is, and the loop's own checks judge it.
  */
-/** The unit d after separator s may start a command: a letter, '/', ' ', tab, '+', a quote, or the separator's double (&& ||). */
-@inline function mayStartAfter(s: u32, d: u32): bool {
-  return isAlpha(d) || d == 47 || d == 32 || d == 9 || d == 43 || isQuote(d) || (d == s && (s == 38 || s == 124));
-}
-
 function nextCandidate(i: i32): i32 {
   const n = len;
   while (i < n) {
