@@ -183,7 +183,7 @@ function separators(): void {
     }
     // a command starts with a letter or '/', after white space, quotes or '+': a quick "no" for &# |= ;)
     const c0: u32 = j < len ? at(txt, j) : 0;
-    if (!(isAlpha(c0) || c0 == 47 || gap(c0) || isQuote(c0) || c0 == 43)) {
+    if (!commandStart(c0)) {
       // past c0 too, unless it is a separator itself ("&#&#...": one step per '&', no search)
       i = c0 == 59 || c0 == 38 || c0 == 124 || c0 == 10 ? j : j + 1;
       continue;
@@ -203,9 +203,14 @@ function separators(): void {
   }
 }
 
-/** The unit d after separator s may start a command: a letter, '/', ' ', tab, '+', a quote, or the separator's double (&& ||). */
+/** A command can start at a unit c after a separator: a letter, '/', ' ', tab, '+', a quote (the vector step of nextCandidate tests the same set). */
+@inline function commandStart(c: u32): bool {
+  return isAlpha(c) || c == 47 || c == 32 || c == 9 || c == 43 || isQuote(c);
+}
+
+/** The unit d after separator s may start a command, or is the separator's double (&& ||). */
 @inline function mayStartAfter(s: u32, d: u32): bool {
-  return isAlpha(d) || d == 47 || d == 32 || d == 9 || d == 43 || isQuote(d) || (d == s && (s == 38 || s == 124));
+  return commandStart(d) || (d == s && (s == 38 || s == 124));
 }
 
 /**
@@ -336,7 +341,6 @@ function stripAll(): void {
   }
 }
 
-/** Runs every command-injection rule over text[0, n). In strip mode adds removal spans instead of findings. */
 /**
  * scanCmd, detecting, can find something in p[0, n): it holds a separator (';' '&' '|' or a line
  * break) or a character that starts a substitution ('$' '`' '{'). The classes put LF with the
@@ -349,6 +353,7 @@ export function cmdWanted(p: usize, n: i32, mask: u32): bool {
   return (mask & C_SPACE) != 0 && findP(p, 0, n, P_CMD, 59, 38, 124, 10) < n;
 }
 
+/** Runs every command-injection rule over text[0, n). In strip mode adds removal spans instead of findings. */
 export function scanCmd(p: usize, n: i32, mask: u32): void {
   txt = p;
   len = n;

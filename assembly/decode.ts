@@ -263,7 +263,7 @@ export function decodableIn(src: usize, n: i32, base: i32, bits: u64): bool {
   const c = at(src, i);
   if (c == 37) {
     if (pctByte(src, i, n) >= 0 || lenientSlash(src, i, n) >= 0) return true;
-    if (i + 5 < n && (at(src, i + 1) | 32) == 117 && isHex(at(src, i + 2)) && isHex(at(src, i + 3)) && isHex(at(src, i + 4)) && isHex(at(src, i + 5))) return true;
+    if (i + 5 < n && (c1 | 32) == 117 && isHex(at(src, i + 2)) && isHex(at(src, i + 3)) && isHex(at(src, i + 4)) && isHex(at(src, i + 5))) return true;
   } else if (c == 38) {
     if (c1 == 35) {
       let j = i + 2;

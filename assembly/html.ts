@@ -136,7 +136,7 @@ function dataRule(end: i32): i32 {
 // CSS_FIRST_NONE when the rule has more than 8 pairs or a parameter under two characters (then
 // every unit is read).
 const CSS_FIRST_NONE = 9;
-const cssFirst = memory.data(8 * 2);
+const cssFirst = memory.data(8 * 2); // (slots past the count repeat the first pair)
 const cssSecond = memory.data(8 * 2);
 let cssFirstRule = -1;
 let cssFirstCount = 0;
@@ -164,6 +164,11 @@ function noteCssFirsts(r: i32): void {
     store<u16>(cssFirst + (<usize>cssFirstCount << 1), c);
     store<u16>(cssSecond + (<usize>cssFirstCount << 1), d);
     cssFirstCount++;
+  }
+  // unused slots repeat the first pair, so the search compares all eight
+  for (let j = cssFirstCount; j > 0 && j < 8; j++) {
+    store<u16>(cssFirst + (<usize>j << 1), load<u16>(cssFirst));
+    store<u16>(cssSecond + (<usize>j << 1), load<u16>(cssSecond));
   }
 }
 
@@ -195,23 +200,23 @@ function cssParamAt(r: i32, i: i32, e: i32): bool {
 function cssFind(r: i32, s: i32, e: i32): bool {
   const k = cssFirstCount;
   if (k == 0) return false;
-  // unused slots repeat the first pair
-  const f0 = i16x8.splat(load<u16>(cssFirst));
-  const f1 = k > 1 ? i16x8.splat(load<u16>(cssFirst, 2)) : f0;
-  const f2 = k > 2 ? i16x8.splat(load<u16>(cssFirst, 4)) : f0;
-  const f3 = k > 3 ? i16x8.splat(load<u16>(cssFirst, 6)) : f0;
-  const f4 = k > 4 ? i16x8.splat(load<u16>(cssFirst, 8)) : f0;
-  const f5 = k > 5 ? i16x8.splat(load<u16>(cssFirst, 10)) : f0;
-  const f6 = k > 6 ? i16x8.splat(load<u16>(cssFirst, 12)) : f0;
-  const f7 = k > 7 ? i16x8.splat(load<u16>(cssFirst, 14)) : f0;
-  const g0 = i16x8.splat(load<u16>(cssSecond));
-  const g1 = k > 1 ? i16x8.splat(load<u16>(cssSecond, 2)) : g0;
-  const g2 = k > 2 ? i16x8.splat(load<u16>(cssSecond, 4)) : g0;
-  const g3 = k > 3 ? i16x8.splat(load<u16>(cssSecond, 6)) : g0;
-  const g4 = k > 4 ? i16x8.splat(load<u16>(cssSecond, 8)) : g0;
-  const g5 = k > 5 ? i16x8.splat(load<u16>(cssSecond, 10)) : g0;
-  const g6 = k > 6 ? i16x8.splat(load<u16>(cssSecond, 12)) : g0;
-  const g7 = k > 7 ? i16x8.splat(load<u16>(cssSecond, 14)) : g0;
+  // (noteCssFirsts filled the unused slots with the first pair)
+  const f0 = i16x8.splat(load<u16>(cssFirst, 0));
+  const f1 = i16x8.splat(load<u16>(cssFirst, 2));
+  const f2 = i16x8.splat(load<u16>(cssFirst, 4));
+  const f3 = i16x8.splat(load<u16>(cssFirst, 6));
+  const f4 = i16x8.splat(load<u16>(cssFirst, 8));
+  const f5 = i16x8.splat(load<u16>(cssFirst, 10));
+  const f6 = i16x8.splat(load<u16>(cssFirst, 12));
+  const f7 = i16x8.splat(load<u16>(cssFirst, 14));
+  const g0 = i16x8.splat(load<u16>(cssSecond, 0));
+  const g1 = i16x8.splat(load<u16>(cssSecond, 2));
+  const g2 = i16x8.splat(load<u16>(cssSecond, 4));
+  const g3 = i16x8.splat(load<u16>(cssSecond, 6));
+  const g4 = i16x8.splat(load<u16>(cssSecond, 8));
+  const g5 = i16x8.splat(load<u16>(cssSecond, 10));
+  const g6 = i16x8.splat(load<u16>(cssSecond, 12));
+  const g7 = i16x8.splat(load<u16>(cssSecond, 14));
   const kA = i16x8.splat(65);
   const k25 = i16x8.splat(25);
   const k20 = i16x8.splat(32);
@@ -840,10 +845,10 @@ function schemeBefore(i: i32, minScheme: i32): bool {
   return false;
 }
 
-/** Runs every XSS rule over text[0, n). In strip mode adds removal spans instead of findings. */
 /** Classes without which scanXss finds nothing when detecting (tags, bare schemes, quote breakouts). */
 export const XSS_CLASSES = C_LT | C_COLON | C_SQ | C_DQ | C_BQ;
 
+/** Runs every XSS rule over text[0, n). In strip mode adds removal spans instead of findings. */
 export function scanXss(p: usize, n: i32, mask: u32): void {
   txt = p;
   len = n;

@@ -1027,9 +1027,14 @@ function stackedWordAfter(i: i32): bool {
  * a line break).
  */
 @inline function walkMeets(i: i32): bool {
-  if (i >= len || walkFrom < 0 || i < walkFrom || i > walkTo) return false;
+  if (i >= len || !inWalk(i)) return false;
   const c = at(txt, i);
   return c == 10 || c == 13;
+}
+
+/** i lies in the range of CR/LF an earlier walk passed. */
+@inline function inWalk(i: i32): bool {
+  return walkFrom >= 0 && i >= walkFrom && i <= walkTo;
 }
 
 function stackedWalk(i: i32): bool {
@@ -1039,7 +1044,7 @@ function stackedWalk(i: i32): bool {
     const c = at(txt, i);
     walkStop = i;
     if (c == 10 || c == 13) {
-      if (walkFrom >= 0 && i >= walkFrom && i <= walkTo) { walkMet = true; return walkAnswer; }
+      if (inWalk(i)) { walkMet = true; return walkAnswer; }
       walkSawEol = true;
     }
     if ((cls(c) & 1) != 0 || (c == 43 && plusSpace)) { i++; continue; }

@@ -209,7 +209,6 @@ function dunders(): void {
   }
 }
 
-/** Runs every SSTI rule over text[0, n). In strip mode adds removal spans instead of findings. */
 /**
  * scanSsti can find something in a value of n units with these classes: every character of some
  * delimiter pair (a cached pair's gate bit, or a pair past the cache), or a dunder name's '_' and
@@ -221,6 +220,7 @@ export function sstiWanted(n: i32, mask: u32): bool {
   return cachedPairs >= MAX_CACHED || (mask & gateAny) != 0 || (mask & (C_UNDERSCORE | C_ALPHA)) == (C_UNDERSCORE | C_ALPHA);
 }
 
+/** Runs every SSTI rule over text[0, n). In strip mode adds removal spans instead of findings. */
 export function scanSsti(p: usize, n: i32, mask: u32): void {
   txt = p;
   len = n;

@@ -133,10 +133,10 @@ function stripParameterRefs(): void {
   }
 }
 
-/** Runs every XXE rule over text[0, n). In strip mode adds removal spans instead of findings. */
 /** Classes a value needs, all of them, for scanXxe to find anything ("<!"). */
 export const XXE_CLASSES = C_LT | C_BANG;
 
+/** Runs every XXE rule over text[0, n). In strip mode adds removal spans instead of findings. */
 export function scanXxe(p: usize, n: i32, mask: u32): void {
   txt = p;
   len = n;
