@@ -73,11 +73,107 @@ function push(type: u8, sub: u8, s: i32, e: i32, glued: bool): void {
 let lexEnd = 0; // where lexing stopped: len when the input ran out
 let plusSpace = false; // the value was form-encoded: '+' is a space
 
+// The lexer's branch per ASCII unit (LEX_ACT, filled by buildLexActs). Non-ASCII: a word, and
+// U+00A0 white space (as cls reads them).
+const A_OP: u8 = 0; // operators and other punctuation (lexOp)
+const A_GAP: u8 = 1;
+const A_PLUS: u8 = 2; // white space in a form-encoded value, else an operator
+const A_WORD: u8 = 3; // a letter
+const A_QUOTE: u8 = 4;
+const A_BTICK: u8 = 5;
+const A_DIGIT: u8 = 6;
+const A_DOT: u8 = 7; // a number before a digit, else an operator
+const A_NAME: u8 = 8; // '_'
+const A_AT: u8 = 9;
+const A_MINUS: u8 = 10; // a line comment before '-', else an operator
+const A_HASH: u8 = 11;
+const A_SLASH: u8 = 12; // a block comment before '*', else an operator
+const A_LP: u8 = 13;
+const A_RP: u8 = 14;
+const A_COMMA: u8 = 15;
+const A_SEMI: u8 = 16;
+const LEX_ACT = memory.data(128);
+let lexActsReady = false;
+
+function buildLexActs(): void {
+  for (let c: u32 = 0; c < 128; c++) {
+    let a = A_OP;
+    if ((cls(c) & 1) != 0) a = A_GAP;
+    else if (c == 43) a = A_PLUS;
+    else if (isAlpha(c)) a = A_WORD;
+    else if (c == 39 || c == 34) a = A_QUOTE;
+    else if (c == 96) a = A_BTICK;
+    else if (isDigit(c)) a = A_DIGIT;
+    else if (c == 46) a = A_DOT;
+    else if (c == 95) a = A_NAME; // ('$' is a word unit, but starts no name: an operator-like T_OTHER)
+    else if (c == 64) a = A_AT;
+    else if (c == 45) a = A_MINUS;
+    else if (c == 35) a = A_HASH;
+    else if (c == 47) a = A_SLASH;
+    else if (c == 40) a = A_LP;
+    else if (c == 41) a = A_RP;
+    else if (c == 44) a = A_COMMA;
+    else if (c == 59) a = A_SEMI;
+    store<u8>(LEX_ACT + c, a);
+  }
+  lexActsReady = true;
+}
+
+/** A number at s (digits, '.', an exponent, 0x hex; glued to letters it is a word); returns its end. */
+function lexNumber(c: u32, s: i32, glued: bool): i32 {
+  let k = s + 1;
+  if (c == 48 && k < len && (at(txt, k) | 32) == 120) {
+    k++;
+    while (k < len && isHex(at(txt, k))) k++;
+  } else {
+    while (k < len && (isDigit(at(txt, k)) || at(txt, k) == 46)) k++;
+    if (k < len && (at(txt, k) | 32) == 101) {
+      let m = k + 1;
+      if (m < len && (at(txt, m) == 43 || at(txt, m) == 45)) m++;
+      if (m < len && isDigit(at(txt, m))) { k = m; while (k < len && isDigit(at(txt, k))) k++; }
+      else if (m == k + 1) k = m; // MySQL accepts "1.e" as a number
+    }
+  }
+  // "3pm", "8h": a number glued to letters is a word, not a number
+  if (k < len && isAlpha(at(txt, k))) {
+    while (k < len && isWord(at(txt, k))) k++;
+    push(T_WORD, 0, s, k, glued);
+  } else push(T_NUM, 0, s, k, glued);
+  return k;
+}
+
+/** A -- or # comment at s, to the line's end; returns that end. */
+function lexLineComment(s: i32, glued: bool): i32 {
+  let k = s + 1;
+  while (k < len && at(txt, k) != 10 && at(txt, k) != 13) k++;
+  push(T_COMMENT, 1, s, k, glued);
+  return k;
+}
+
+/** An operator (or other punctuation) c at s; returns its end. */
+function lexOp(c: u32, s: i32, glued: bool): i32 {
+  const d = s + 1 < len ? at(txt, s + 1) : 0;
+  let sub: u8 = 0;
+  let w = 1;
+  if (c == 61) { sub = O_EQ; if (d == 61) w = 2; }
+  else if (c == 60) { if (d == 61 && s + 2 < len && at(txt, s + 2) == 62) { sub = O_EQ; w = 3; } else { sub = O_CMP; if (d == 61 || d == 62) w = 2; } }
+  else if (c == 62) { sub = O_CMP; if (d == 61) w = 2; }
+  else if (c == 33) { if (d == 61) { sub = O_CMP; w = 2; } else sub = O_NOT; }
+  else if (c == 124) { if (d == 124) { sub = O_OR; w = 2; } else sub = O_BIT; }
+  else if (c == 38) { if (d == 38) { sub = O_AND; w = 2; } else sub = O_BIT; }
+  else if (c == 43 || c == 45 || c == 42 || c == 47 || c == 37 || c == 94 || c == 126) sub = O_ARITH;
+  else if (c == 58) { sub = O_OTHER; if (d == 61 || d == 58) w = 2; }
+  if (sub != 0) push(T_OP, sub, s, s + w, glued);
+  else push(T_OTHER, 0, s, s + 1, glued);
+  return s + w;
+}
+
 /**
  * Lexes txt from `from` into at most `maxTok` tokens (a window). quote != 0: the value starts
  * inside a string delimited by that quote (from is 0 then).
  */
 function lex(quote: u32, from: i32, maxTok: i32): void {
+  if (!lexActsReady) buildLexActs();
   ntok = 0;
   seen = 0;
   let i = from;
@@ -100,8 +196,9 @@ function lex(quote: u32, from: i32, maxTok: i32): void {
   }
   while (i < len && ntok < maxTok) {
     const c = at(txt, i);
-    const cc = cls(c);
-    if ((cc & 1) != 0 || (c == 43 && plusSpace)) {
+    // one table read picks the branch (a chain of tests cost most of a one-unit token: "=1=1...")
+    const act: u32 = c < 128 ? <u32>load<u8>(LEX_ACT + c) : (c == 0xa0 ? A_GAP : A_WORD);
+    if (act == A_GAP || (act == A_PLUS && plusSpace)) {
       i++;
       glued = false;
       // a run of white space: eight units at a time (a value of white space is read to its end)
@@ -109,105 +206,95 @@ function lex(quote: u32, from: i32, maxTok: i32): void {
       continue;
     }
     const s = i;
-    if ((cc & 8) != 0 || (c >= 128 && (cc & 2) != 0)) {
-      // a word (letters first; '$' and digits may follow)
-      const k = wordEnd(i);
-      push(T_WORD, 0, s, k, glued);
-      i = k;
-      glued = true;
-      continue;
-    }
-    if (c == 39 || c == 34) {
-      let k = i + 1;
-      while (k < len) {
-        const d = at(txt, k);
-        if (d == 92) { k += 2; continue; }
-        if (d == c) {
-          if (k + 1 < len && at(txt, k + 1) == c) { k += 2; continue; }
-          break;
-        }
-        k++;
-      }
-      if (k >= len) { push(T_USTR, <u8>c, s, len, glued); i = len; }
-      else { push(T_STR, <u8>c, s, k + 1, glued); i = k + 1; }
-    } else if (c == 96) {
-      let k = i + 1;
-      while (k < len && at(txt, k) != 96) k++;
-      push(T_BTICK, 0, s, k < len ? k + 1 : len, glued);
-      i = k < len ? k + 1 : len;
-    } else if (isDigit(c) || (c == 46 && i + 1 < len && isDigit(at(txt, i + 1)))) {
-      let k = i + 1;
-      if (c == 48 && k < len && (at(txt, k) | 32) == 120) {
-        k++;
-        while (k < len && isHex(at(txt, k))) k++;
-      } else {
-        while (k < len && (isDigit(at(txt, k)) || at(txt, k) == 46)) k++;
-        if (k < len && (at(txt, k) | 32) == 101) {
-          let m = k + 1;
-          if (m < len && (at(txt, m) == 43 || at(txt, m) == 45)) m++;
-          if (m < len && isDigit(at(txt, m))) { k = m; while (k < len && isDigit(at(txt, k))) k++; }
-          else if (m == k + 1) k = m; // MySQL accepts "1.e" as a number
-        }
-      }
-      // "3pm", "8h": a number glued to letters is a word, not a number
-      if (k < len && isAlpha(at(txt, k))) {
-        while (k < len && isWord(at(txt, k))) k++;
+    switch (act) {
+      case A_WORD: {
+        // a word (letters first; '$' and digits may follow)
+        const k = wordEnd(i);
         push(T_WORD, 0, s, k, glued);
-      } else push(T_NUM, 0, s, k, glued);
-      i = k;
-    } else if (isWord(c) && c != 36) {
-      let k = i + 1;
-      while (k < len) {
-        const d = at(txt, k);
-        if (isWord(d)) { k++; continue; }
-        if (d == 46 && k + 1 < len && isWord(at(txt, k + 1)) && !isDigit(at(txt, k + 1))) { k++; continue; }
-        // SQL Server's db..object
-        if (d == 46 && k + 2 < len && at(txt, k + 1) == 46 && isWord(at(txt, k + 2)) && !isDigit(at(txt, k + 2))) { k += 2; continue; }
+        i = k;
         break;
       }
-      push(T_WORD, 0, s, k, glued);
-      i = k;
-    } else if (c == 64) {
-      let k = i + 1;
-      if (k < len && at(txt, k) == 64) k++;
-      while (k < len && (isWord(at(txt, k)) || at(txt, k) == 46)) k++;
-      push(T_VAR, 0, s, k, glued);
-      i = k;
-    } else if (c == 35 || (c == 45 && i + 1 < len && at(txt, i + 1) == 45)) {
-      let k = i + 1;
-      while (k < len && at(txt, k) != 10 && at(txt, k) != 13) k++;
-      push(T_COMMENT, 1, s, k, glued);
-      i = k;
-    } else if (c == 47 && i + 1 < len && at(txt, i + 1) == 42) {
-      const exec = i + 2 < len && at(txt, i + 2) == 33;
-      let k = i + 2;
-      while (k + 1 < len && !(at(txt, k) == 42 && at(txt, k + 1) == 47)) k++;
-      if (k + 1 >= len) {
-        push(T_COMMENT, exec ? 3 : 4, s, len, glued);
-        i = len;
-      } else {
-        push(T_COMMENT, exec ? 3 : 2, s, k + 2, glued);
-        i = k + 2;
+      case A_QUOTE: {
+        let k = i + 1;
+        while (k < len) {
+          const d = at(txt, k);
+          if (d == 92) { k += 2; continue; }
+          if (d == c) {
+            if (k + 1 < len && at(txt, k + 1) == c) { k += 2; continue; }
+            break;
+          }
+          k++;
+        }
+        if (k >= len) { push(T_USTR, <u8>c, s, len, glued); i = len; }
+        else { push(T_STR, <u8>c, s, k + 1, glued); i = k + 1; }
+        break;
       }
-    } else if (c == 40) { push(T_LP, 0, s, i + 1, glued); i++; }
-    else if (c == 41) { push(T_RP, 0, s, i + 1, glued); i++; }
-    else if (c == 44) { push(T_COMMA, 0, s, i + 1, glued); i++; }
-    else if (c == 59) { push(T_SEMI, 0, s, i + 1, glued); i++; }
-    else {
-      const d = i + 1 < len ? at(txt, i + 1) : 0;
-      let sub: u8 = 0;
-      let w = 1;
-      if (c == 61) { sub = O_EQ; if (d == 61) w = 2; }
-      else if (c == 60) { if (d == 61 && i + 2 < len && at(txt, i + 2) == 62) { sub = O_EQ; w = 3; } else { sub = O_CMP; if (d == 61 || d == 62) w = 2; } }
-      else if (c == 62) { sub = O_CMP; if (d == 61) w = 2; }
-      else if (c == 33) { if (d == 61) { sub = O_CMP; w = 2; } else sub = O_NOT; }
-      else if (c == 124) { if (d == 124) { sub = O_OR; w = 2; } else sub = O_BIT; }
-      else if (c == 38) { if (d == 38) { sub = O_AND; w = 2; } else sub = O_BIT; }
-      else if (c == 43 || c == 45 || c == 42 || c == 47 || c == 37 || c == 94 || c == 126) sub = O_ARITH;
-      else if (c == 58) { sub = O_OTHER; if (d == 61 || d == 58) w = 2; }
-      if (sub != 0) push(T_OP, sub, s, i + w, glued);
-      else push(T_OTHER, 0, s, i + 1, glued);
-      i += w;
+      case A_BTICK: {
+        let k = i + 1;
+        while (k < len && at(txt, k) != 96) k++;
+        push(T_BTICK, 0, s, k < len ? k + 1 : len, glued);
+        i = k < len ? k + 1 : len;
+        break;
+      }
+      case A_DOT: {
+        if (!(i + 1 < len && isDigit(at(txt, i + 1)))) { i = lexOp(c, s, glued); break; }
+        i = lexNumber(c, s, glued);
+        break;
+      }
+      case A_DIGIT: {
+        i = lexNumber(c, s, glued);
+        break;
+      }
+      case A_NAME: { // '_' (a name that starts with no letter)
+        let k = i + 1;
+        while (k < len) {
+          const d = at(txt, k);
+          if (isWord(d)) { k++; continue; }
+          if (d == 46 && k + 1 < len && isWord(at(txt, k + 1)) && !isDigit(at(txt, k + 1))) { k++; continue; }
+          // SQL Server's db..object
+          if (d == 46 && k + 2 < len && at(txt, k + 1) == 46 && isWord(at(txt, k + 2)) && !isDigit(at(txt, k + 2))) { k += 2; continue; }
+          break;
+        }
+        push(T_WORD, 0, s, k, glued);
+        i = k;
+        break;
+      }
+      case A_AT: {
+        let k = i + 1;
+        if (k < len && at(txt, k) == 64) k++;
+        while (k < len && (isWord(at(txt, k)) || at(txt, k) == 46)) k++;
+        push(T_VAR, 0, s, k, glued);
+        i = k;
+        break;
+      }
+      case A_MINUS: {
+        if (!(i + 1 < len && at(txt, i + 1) == 45)) { i = lexOp(c, s, glued); break; }
+        i = lexLineComment(s, glued);
+        break;
+      }
+      case A_HASH: {
+        i = lexLineComment(s, glued);
+        break;
+      }
+      case A_SLASH: {
+        if (!(i + 1 < len && at(txt, i + 1) == 42)) { i = lexOp(c, s, glued); break; }
+        const exec = i + 2 < len && at(txt, i + 2) == 33;
+        let k = i + 2;
+        while (k + 1 < len && !(at(txt, k) == 42 && at(txt, k + 1) == 47)) k++;
+        if (k + 1 >= len) {
+          push(T_COMMENT, exec ? 3 : 4, s, len, glued);
+          i = len;
+        } else {
+          push(T_COMMENT, exec ? 3 : 2, s, k + 2, glued);
+          i = k + 2;
+        }
+        break;
+      }
+      case A_LP: { push(T_LP, 0, s, i + 1, glued); i++; break; }
+      case A_RP: { push(T_RP, 0, s, i + 1, glued); i++; break; }
+      case A_COMMA: { push(T_COMMA, 0, s, i + 1, glued); i++; break; }
+      case A_SEMI: { push(T_SEMI, 0, s, i + 1, glued); i++; break; }
+      default: i = lexOp(c, s, glued); // A_OP, and A_PLUS where '+' is not a space
     }
     glued = true;
   }
@@ -451,6 +538,12 @@ function boolExpr(k: i32, strong: bool): bool {
   if (wordOnly) return false; // "and true love", "or maybe": a bare word is prose
   const t = sig(exprEnd);
   return tailOk(t) && (strong || t >= ntok || tType(t) != T_WORD);
+}
+
+/** Token k has a shape isBool may accept: a word, || or &&. */
+@inline function boolShape(k: i32): bool {
+  const t = tType(k);
+  return t == T_WORD || (t == T_OP && (tSub(k) == O_OR || tSub(k) == O_AND));
 }
 
 @inline function isBool(k: i32, r: i32): bool {
@@ -873,7 +966,9 @@ function judgeConstantTautology(): void {
   while (r >= 0) {
     if (ruleEnabled(r) && !done(r)) {
       for (let k = 0; k < ntok; k++) {
-        // the token shape first (cheap), the operator word last
+        // the token shapes first (cheap; k's own type before any walk past comments), the
+        // operator word last
+        if (!boolShape(k)) continue;
         const a = sig(k + 1);
         const ta = tType(a);
         if (!(ta == T_NUM || ta == T_STR)) continue;
