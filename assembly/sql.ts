@@ -54,13 +54,18 @@ let len = 0;
 @inline function tEnd(k: i32): i32 { return load<i32>(toks + <usize>k * TOK + 8); }
 
 // What the last lexed window holds, so judges that need a token kind it lacks return at once.
-let seen: u32 = 0; // bit per token type; SEEN_EQ and SEEN_BLOCK for operator and comment kinds
-const SEEN_EQ: u32 = 1 << 30;
-const SEEN_BLOCK: u32 = 1 << 31;
+let seen: u32 = 0; // bit per token type; SEEN_EQ, SEEN_BOOL_OP and SEEN_BLOCK for operator and comment kinds
+// Bits 16-24: operator kinds (bit 16 + sub); bits 25-29: comment kinds (bit 25 + sub).
+const SEEN_EQ: u32 = 1 << (16 + O_EQ);
+const SEEN_BOOL_OP: u32 = (1 << (16 + O_OR)) | (1 << (16 + O_AND)); // || or &&
+const SEEN_BLOCK: u32 = (1 << (25 + 2)) | (1 << (25 + 3)) | (1 << (25 + 4)); // block comments: closed, executable, unterminated
+const SUB_BITS = memory.data<u32>([0, 0, 0, 0, 0, 1 << 16, 0, 0, 0, 0, 1 << 25, 0, 0, 0, 0, 0]); // by token type: T_OP, T_COMMENT
 let windowAnchored = false; // a UNION or listed-function position the literal pass noted lies in the window
 
 function push(type: u8, sub: u8, s: i32, e: i32, glued: bool): void {
-  seen |= (<u32>1 << type) | (type == T_OP && sub == O_EQ ? SEEN_EQ : 0) | (type == T_COMMENT && sub >= 2 ? SEEN_BLOCK : 0);
+  // the type's bit, and for operators and comments their kind's bit (no branch: SUB_BITS is 0
+  // for the other types)
+  seen |= (<u32>1 << type) | (load<u32>(SUB_BITS + (<usize>type << 2)) << sub);
   const p = toks + <usize>ntok * TOK;
   store<u8>(p, type);
   store<u8>(p + 1, sub);
@@ -242,6 +247,9 @@ function lex(quote: u32, from: i32, maxTok: i32): void {
         break;
       }
       case A_DIGIT: {
+        // one digit before white space or an operator: the whole number ("=1=1...")
+        const d: u32 = i + 1 < len ? at(txt, i + 1) : 0;
+        if (d < 128 && (cls(d) & 2) == 0 && d != 46) { push(T_NUM, 0, s, i + 1, glued); i++; break; }
         i = lexNumber(c, s, glued);
         break;
       }
@@ -961,7 +969,8 @@ function sameLiteral(a: i32, b: i32): bool {
 
 /** OR 1=1 / AND 'a'='a' anywhere: a boolean operator, then two literals compared, then an end. */
 function judgeConstantTautology(): void {
-  if ((seen & SEEN_EQ) == 0) return;
+  // an '=' and something isBool may accept (a word, || or &&): "=1=1..." has neither of the latter
+  if ((seen & SEEN_EQ) == 0 || (seen & ((<u32>1 << T_WORD) | SEEN_BOOL_OP)) == 0) return;
   let r = firstRule(K_SQL_TAUTOLOGY);
   while (r >= 0) {
     if (ruleEnabled(r) && !done(r)) {
