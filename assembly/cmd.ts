@@ -8,7 +8,7 @@
 // Linear: every separator and substitution start is read once, with bounded look-ahead.
 
 import { at, lower, isAlpha, isAlnum, isDigit, find4, findP, P_CMD } from './text';
-import { K_SHELL_COMMAND, K_SHELL_RARE, K_SHELL_SUBST, firstRule, enabledRule, ruleWithWord } from './rules';
+import { K_SHELL_COMMAND, K_SHELL_RARE, K_SHELL_SUBST, firstRule, enabledRule, ruleWithWord, kindWordFilter, filterMayHave } from './rules';
 import { emit } from './findings';
 import { stripMode, addSpan } from './spans';
 import { C_SEMI, C_AMP, C_PIPE, C_BQ, C_DOLLAR, C_LBRACE, C_SPACE, C_CTRL, C_NUL, C_LT, C_GT, plusIsSpace } from './classes';
@@ -80,11 +80,11 @@ function commandAt(i: i32): bool {
   return true;
 }
 
-// Units of a command word or a quote inside it (wordChar or isQuote), by table.
+// Units of a command word (wordChar: 1) or a quote inside it (isQuote: 2), by table.
 const WORD_OR_QUOTE = memory.data(128);
 let wordTableReady = false;
 function buildWordTable(): void {
-  for (let c: u32 = 0; c < 128; c++) store<u8>(WORD_OR_QUOTE + c, wordChar(c) || isQuote(c) ? 1 : 0);
+  for (let c: u32 = 0; c < 128; c++) store<u8>(WORD_OR_QUOTE + c, wordChar(c) ? 1 : isQuote(c) ? 2 : 0);
   wordTableReady = true;
 }
 let quoted = false; // the word holds quotes (c'a't)
@@ -147,6 +147,9 @@ function separators(): void {
   const rCmd = firstRule(K_SHELL_COMMAND) >= 0;
   const rRare = firstRule(K_SHELL_RARE) >= 0;
   if (!rCmd && !rRare) return;
+  const fRare = kindWordFilter(K_SHELL_RARE);
+  const fCmd = kindWordFilter(K_SHELL_COMMAND);
+  if (!wordTableReady) buildWordTable();
   let i = 0;
   let fenceAt = hasBacktick ? nextFence(0) : len; // the next ``` at or after the search position
   let inFence = false;
@@ -188,7 +191,34 @@ function separators(): void {
       i = c0 == 59 || c0 == 38 || c0 == 124 || c0 == 10 ? j : j + 1;
       continue;
     }
-    if (commandAt(j)) {
+    // the common shape, a word glued to the separator and ended by a unit that is neither '/'
+    // nor a quote, is the word commandAt would find: taken here without its walk (";x;x...":
+    // that walk cost most of the scan)
+    let glance = false;
+    if (isAlpha(c0)) {
+      let k = j + 1;
+      while (k < len && k - j <= MAX_WORD) {
+        const c = at(txt, k);
+        if (c < 128 && load<u8>(WORD_OR_QUOTE + c) == 1) k++;
+        else break;
+      }
+      const d: u32 = k < len ? at(txt, k) : 0;
+      if (k - j <= MAX_WORD && d != 47 && !isQuote(d) && !(d < 128 && load<u8>(WORD_OR_QUOTE + d) == 1)) {
+        // most words after a separator have a length and first letter no listed command has
+        if (!filterMayHave(fRare, txt, j, k - j) && !filterMayHave(fCmd, txt, j, k - j)) { i = k; continue; }
+        cmdS = j;
+        cmdE = k;
+        quoted = false;
+        absolute = false;
+        glued = true;
+        glance = true;
+      }
+    }
+    if (glance || commandAt(j)) {
+      if (!glance && !quoted && !filterMayHave(fRare, txt, cmdS, cmdE - cmdS) && !filterMayHave(fCmd, txt, cmdS, cmdE - cmdS)) {
+        i = cmdE > j ? cmdE : j;
+        continue;
+      }
       let r = rRare ? commandRule(K_SHELL_RARE) : -1;
       if (r < 0 && rCmd) {
         r = commandRule(K_SHELL_COMMAND);

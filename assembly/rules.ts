@@ -106,6 +106,39 @@ export function rulesLoaded(): i32 {
 
 export function setRuleEnabled(r: i32, on: bool): void {
   if (r >= 0 && r < ruleCount) store<u8>(ruleOn + <usize>r, on ? 1 : 0);
+  rulesGen++;
+}
+
+// The length-and-first-character filters of every enabled rule of a kind, OR-ed per kind
+// (kindWordFilter), remade when the rules or their switches have changed since.
+let rulesGen: u32 = 1; // bumped by loadRules and setRuleEnabled
+const kindFilter = memory.data(K_COUNT * 32 * 4);
+const kindFilterGen = memory.data(K_COUNT * 4); // the rulesGen each kind's filter was made at (0: never)
+
+/** The filter of a kind for filterMayHave: no enabled rule of the kind has a param it refuses. */
+export function kindWordFilter(kind: i32): usize {
+  const f = kindFilter + (<usize>kind << 7);
+  if (load<u32>(kindFilterGen + (<usize>kind << 2)) != rulesGen) {
+    memory.fill(f, 0, 32 * 4);
+    let r = firstRule(kind);
+    while (r >= 0) {
+      if (ruleEnabled(r)) {
+        const rf = ruleLenFirst + (<usize>r << 7);
+        for (let l: usize = 0; l < 32; l++) store<u32>(f + (l << 2), load<u32>(f + (l << 2)) | load<u32>(rf + (l << 2)));
+      }
+      r = nextRule(r);
+    }
+    store<u32>(kindFilterGen + (<usize>kind << 2), rulesGen);
+  }
+  return f;
+}
+
+/** Quick reject over a kind (filter from kindWordFilter): no enabled rule of it has a param of this length and first character. */
+@inline export function filterMayHave(f: usize, p: usize, i: i32, len: i32): bool {
+  if (len <= 0) return false;
+  const lb: usize = len >= 31 ? 31 : <usize>len;
+  const c = lower(<u32>load<u16>(p + (<usize>i << 1)));
+  return (load<u32>(f + (lb << 2)) & (1 << (c & 31))) != 0;
 }
 
 /** First enabled rule of a kind, or -1. For kinds with one rule and no parameters. */
@@ -272,6 +305,7 @@ function kindCode(p: usize, len: i32): i32 {
  * into it); the arena starts after whichever is higher, the blob or the param table.
  */
 export function loadRules(ptr: usize, len: usize, scratch: usize): i32 {
+  rulesGen++;
   ruleCount = 0;
   for (let k = 0; k < K_COUNT; k++) store<i32>(kindFirst + (<usize>k << 2), -1);
   const end = ptr + len;

@@ -10,7 +10,7 @@ import { at, lower, isAlpha, isDigit, isSpace, isWord, isHex, hashLower, cls, fi
 import { sqlAnchors, sqlAnchorCount, sqlAnchorsOverflow } from './literals';
 import {
   K_SQL_TAUTOLOGY, K_SQL_UNION, K_SQL_STACKED, K_SQL_CALL, K_SQL_PHRASE, K_SQL_COMMENT, K_SQL_BREAKOUT,
-  firstRule, nextRule, ruleEnabled, paramFind, paramCount, paramPtr, paramLen, ruleWithWord, enabledRule,
+  firstRule, nextRule, ruleEnabled, paramFind, paramCount, paramPtr, paramLen, ruleWithWord, enabledRule, kindWordFilter, filterMayHave,
 } from './rules';
 import { emit, fired } from './findings';
 import { plusIsSpace, C_SQ, C_DQ, C_BQ, C_SEMI, C_EQ, C_LP, C_RP, C_STAR, C_HASH, C_PIPE, C_AMP, C_LT, C_GT, C_AT, C_BANG, C_ALPHA } from './classes';
@@ -1360,6 +1360,7 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   // anchored windows for the context-free judges: ';' '=' '(' '/*' (found eight units at a time)
   // merged in order with the UNION and function-name positions the literal pass noted
   ctxQuote = 0;
+  const stackedFilter = kindWordFilter(K_SQL_STACKED);
   let w = 0; // next word anchor
   let win = WINDOW;
   let lastLexEnd = -1;
@@ -1382,12 +1383,13 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
       if (w < words && load<i32>(sqlAnchors + (<usize>w << 2)) < a) a = load<i32>(sqlAnchors + (<usize>w << 2));
     }
     if (a >= n) break;
+    const ca = at(txt, a);
     // an '=' window serves the constant comparison only (the other judges have anchors of
     // their own): it opens where a literal could stand on both sides
-    if (a < n && at(txt, a) == 61 && words >= 0 && !eqBetweenLiterals(a)) { i = a + 1; continue; }
+    if (ca == 61 && words >= 0 && !eqBetweenLiterals(a)) { i = a + 1; continue; }
     // a ';' opens a window only before a statement keyword: what else a window there could
     // find (UNION, listed calls, block comments, a comparison) has an anchor of its own
-    if (a < n && at(txt, a) == 59 && words >= 0) {
+    if (ca == 59 && words >= 0) {
       // a run of ';': a walk from inside it stops at the next ';' with "no" (";;;;...": one loop
       // step per ';' cost most of the scan); on to the run's last ';'
       if (a + 1 < n && at(txt, a + 1) == 59) {
@@ -1396,10 +1398,16 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
         i = r - 1;
         continue;
       }
+      // a letter next: the walk would read that word at once, and most have a length and first
+      // letter no statement keyword has (";x;x...": one walk per ';' cost most of the scan)
+      if (a + 1 < n && isAlpha(at(txt, a + 1)) && !filterMayHave(stackedFilter, txt, a + 1, wordEnd(a + 1) - (a + 1))) {
+        i = a + 1;
+        continue;
+      }
       if (!(walkMeets(a + 1) ? walkAnswer : stackedWordAfter(a + 1))) { i = a + 1; continue; }
     }
     // where the search goes on: past the anchor ('/*' is two units: past its '*')
-    const next = a + (at(txt, a) == 47 ? 2 : 1);
+    const next = a + (ca == 47 ? 2 : 1);
     if (a >= covered) {
       if (contextFreeDone()) break;
       const s = windowStart(a);

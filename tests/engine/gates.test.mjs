@@ -4,6 +4,7 @@
 // Each gate at its edge: a value holding only the one character that opens it is still found,
 // short (under the vector pass's 24 units) and long (the same value followed by 40 units of prose).
 import { describe, it, expect } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { Engine } from '@shield/node';
 
 const engine = new Engine();
@@ -153,5 +154,66 @@ describe('runs of one character', () => {
     }
     expect(engine.decode('%'.repeat(5000))).toBe('%'.repeat(5000));
     expect(engine.decode('&'.repeat(5000) + '#')).toBe('&'.repeat(5000) + '#');
+  });
+});
+
+// The command detector and SQL's stacked-query look first test the word after a separator
+// against a filter of the enabled rules' words by (length, first letter), made per kind
+// (kindWordFilter in assembly/rules.ts) and remade whenever a rule is switched (";x;x...": the
+// full judgement of every such word cost most of the scan). Every listed word still counts,
+// after a long run of words the filter refuses, and a rule switched off and on again is seen.
+describe('the word filters after separators', () => {
+  const kinds = JSON.parse(readFileSync(new URL('../../assembly/rules/command.json', import.meta.url), 'utf8'));
+  const sqlRules = JSON.parse(readFileSync(new URL('../../assembly/rules/sql.json', import.meta.url), 'utf8'));
+  const list = (doc) => (Array.isArray(doc) ? doc : doc.rules);
+  const params = (doc, kind) => list(doc).filter((r) => r.kind === kind).flatMap((r) => r.params);
+  const RUN = ';x;ab;q'.repeat(3000); // words no filter lets through: the same path as the listed ones
+
+  it('every listed command is found glued to a separator, after the run', () => {
+    const words = [...params(kinds, 'shell-command'), ...params(kinds, 'shell-command-rare')];
+    expect(words.length).toBeGreaterThan(100);
+    for (const w of words) {
+      const found = rules(`${RUN};${w} -la /tmp`);
+      expect(found.some((r) => r.startsWith('patterns.command.')), w).toBe(true);
+    }
+  });
+  it('every statement keyword is found after a ";", after the run', () => {
+    const words = params(sqlRules, 'sql-stacked');
+    expect(words.length).toBeGreaterThan(20);
+    // the run is placed after a value start SQL does not judge, so the stacked look decides
+    const SHAPES = ['table users--', '--', '* from users--', '@a = 1--', 'into t values(1)--', 't set a=1--', 'from t--',
+      "delay '0:0:5'--", 'all on t to u--', 'p(1)--', "data infile 'x' into table t--", "database d to disk='x'--", 't open--',
+      't using s on 1=1--', "t to 'x'--", 't(a) values(1)--'].map((rest) => (w) => `${w} ${rest}`);
+    let found = 0;
+    for (const w of words) {
+      let any = false;
+      for (const shape of SHAPES) {
+        const short = rules(`1;${shape(w)}`).includes('patterns.sql.stacked-query');
+        const long = rules(`${RUN};1;${shape(w)}`).includes('patterns.sql.stacked-query');
+        expect(long, shape(w)).toBe(short);
+        any ||= short;
+      }
+      if (any) found++;
+    }
+    expect(found).toBe(words.length); // each keyword is found in some shape
+  });
+  it('a rule switched on at the ABI after a scan without it is used (the filter is remade)', () => {
+    const cases = [
+      ['patterns.command.separated-command', ';x;cat /etc/passwd'],
+      ['patterns.command.recon-command', ';x;whoami'],
+      ['patterns.sql.stacked-query', '1;x;drop table users--'],
+    ];
+    for (const [id, value] of cases) {
+      // off from the start: the first scan makes the filter without the rule's words
+      const e = new Engine({ rules: { disable: [id] } });
+      const idx = e.rules.findIndex((r) => r.id === id);
+      expect(idx).toBeGreaterThanOrEqual(0);
+      const has = () => e.scan(value).some((f) => f.rule === id);
+      expect(has(), id).toBe(false);
+      e.ex.set_rule_enabled(idx, 1);
+      expect(has(), id).toBe(true);
+      e.ex.set_rule_enabled(idx, 0);
+      expect(has(), id).toBe(false);
+    }
   });
 });
