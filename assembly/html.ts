@@ -8,7 +8,7 @@ import { at, lower, isAlpha, isAlnum, isSpace, find1, find4, findP, countOf, pun
 import {
   K_HTML_TAG, K_HTML_EVENT_ATTR, K_HTML_ATTR_NAME, K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR,
   K_ATTR_BREAKOUT, K_JS_BREAKOUT, firstRule, nextRule, ruleEnabled, paramCount,
-  paramPtr, paramLen, ruleWithWord, kindActive, mayStartWith, kindFirstMask, kindLenMask,
+  paramPtr, paramLen, ruleWithWord, kindActive, mayStartWith, kindFirstMask, kindLenMask, kindWordFilter, filterMayHave,
 } from './rules';
 import { emit, fired } from './findings';
 import { stripMode, addSpan } from './spans';
@@ -627,6 +627,7 @@ function scanBreakouts(): void {
   const rAttr = kindActive(K_ATTR_BREAKOUT) ? firstRule(K_ATTR_BREAKOUT) : -1;
   const rJs = kindActive(K_JS_BREAKOUT);
   if (rAttr < 0 && !rJs) return;
+  jsBreakoutFilter = kindWordFilter(K_JS_BREAKOUT);
   if (punctValid(txt, len)) {
     // every quote, in order, from the literal pass's bitmap: one load per 64 units
     const blocks = (len + 63) >> 6;
@@ -664,6 +665,8 @@ function scanBreakouts(): void {
   breakoutFrom(i, rAttr, rJs);
 }
 
+let jsBreakoutFilter: usize = 0; // kindWordFilter(K_JS_BREAKOUT), set by scanBreakouts
+
 function breakoutFrom(i: i32, rAttr: i32, rJs: bool): void {
   let j = i + 1;
   if (rAttr >= 0) {
@@ -694,6 +697,8 @@ function breakoutFrom(i: i32, rAttr: i32, rJs: bool): void {
     if (j == ws || j >= len) return;
     const we = j;
     // the word first: only a listed sink not yet reported is worth reading the gap after it
+    // (most words have a length and first letter no sink has: "'=1'=1...")
+    if (!filterMayHave(jsBreakoutFilter, txt, ws, we - ws)) return;
     const r = ruleWithWord(K_JS_BREAKOUT, txt, ws, we - ws);
     if (r < 0 || fired(r)) return;
     j = skipGap(j);

@@ -197,6 +197,14 @@ describe('the word filters after separators', () => {
     }
     expect(found).toBe(words.length); // each keyword is found in some shape
   });
+  it('every JavaScript sink is found after a quote and an operator, after a run of refused words', () => {
+    const sinks = engine.rules.filter((r) => r.kind === 'js-breakout').flatMap((r) => r.params);
+    expect(sinks.length).toBeGreaterThan(20);
+    const run = "'=1'+a'-q".repeat(2000);
+    for (const w of sinks) {
+      expect(rules(`x${run}'+${w}(1)+'`), w).toContain('patterns.xss.js-breakout');
+    }
+  });
   it('a rule switched on at the ABI after a scan without it is used (the filter is remade)', () => {
     const cases = [
       ['patterns.command.separated-command', ';x;cat /etc/passwd'],
