@@ -196,16 +196,10 @@ function separators(): void {
     // that walk cost most of the scan)
     let glance = false;
     if (isAlpha(c0)) {
-      let k = j + 1;
-      while (k < len && k - j <= MAX_WORD) {
-        const c = at(txt, k);
-        if (c < 128 && load<u8>(WORD_OR_QUOTE + c) == 1) k++;
-        else break;
-      }
-      const d: u32 = k < len ? at(txt, k) : 0;
-      if (k - j <= MAX_WORD && d != 47 && !isQuote(d) && !(d < 128 && load<u8>(WORD_OR_QUOTE + d) == 1)) {
+      const k = glancedWord(j);
+      if (k >= 0) {
         // most words after a separator have a length and first letter no listed command has
-        if (!filterMayHave(fRare, txt, j, k - j) && !filterMayHave(fCmd, txt, j, k - j)) { i = k; continue; }
+        if (!filterMayHave(fRare, txt, j, k - j) && !filterMayHave(fCmd, txt, j, k - j)) { i = refusedRun(k, fRare, fCmd); continue; }
         cmdS = j;
         cmdE = k;
         quoted = false;
@@ -231,6 +225,40 @@ function separators(): void {
     }
     i = j;
   }
+}
+
+/**
+ * The word glued to a separator at j (a letter there), when it ends at a unit that is neither
+ * '/' nor a quote: then it is the word commandAt would find, and this returns its end without
+ * that walk (";x;x...": the walk cost most of the scan). -1: commandAt decides.
+ */
+@inline function glancedWord(j: i32): i32 {
+  let k = j + 1;
+  while (k < len && k - j <= MAX_WORD) {
+    const c = at(txt, k);
+    if (c < 128 && load<u8>(WORD_OR_QUOTE + c) == 1) k++;
+    else break;
+  }
+  const d: u32 = k < len ? at(txt, k) : 0;
+  if (k - j <= MAX_WORD && d != 47 && !isQuote(d) && !(d < 128 && load<u8>(WORD_OR_QUOTE + d) == 1)) return k;
+  return -1;
+}
+
+/**
+ * From k, past each further ';' '&' '|' glued to a word the filters refuse: the steps the loop
+ * in separators would take there (the fence and line-break rules concern '\n' only, and an
+ * '&' or '|' before a letter is no '&&' or '||'), without its other tests. Returns where the
+ * loop goes on.
+ */
+function refusedRun(k: i32, fRare: usize, fCmd: usize): i32 {
+  while (k + 1 < len) {
+    const s = at(txt, k);
+    if (!(s == 59 || s == 38 || s == 124) || !isAlpha(at(txt, k + 1))) break;
+    const e = glancedWord(k + 1);
+    if (e < 0 || filterMayHave(fRare, txt, k + 1, e - k - 1) || filterMayHave(fCmd, txt, k + 1, e - k - 1)) break;
+    k = e;
+  }
+  return k;
 }
 
 /** A command can start at a unit c after a separator: a letter, '/', ' ', tab, '+', a quote (the vector step of nextCandidate tests the same set). */

@@ -1400,9 +1400,23 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
       }
       // a letter next: the walk would read that word at once, and most have a length and first
       // letter no statement keyword has (";x;x...": one walk per ';' cost most of the scan)
-      if (a + 1 < n && isAlpha(at(txt, a + 1)) && !filterMayHave(stackedFilter, txt, a + 1, wordEnd(a + 1) - (a + 1))) {
-        i = a + 1;
-        continue;
+      if (a + 1 < n && isAlpha(at(txt, a + 1))) {
+        let e = wordEnd(a + 1);
+        if (!filterMayHave(stackedFilter, txt, a + 1, e - (a + 1))) {
+          // and the ';' right after that word, glued to a word refused too, and so on: the
+          // steps this loop would take (a word holds no ';' '=' '*'), while no UNION or listed
+          // name lies in the words passed
+          i = a + 1;
+          while (!(w < words && load<i32>(sqlAnchors + (<usize>w << 2)) <= e)) {
+            i = e;
+            if (!(e + 1 < n && at(txt, e) == 59 && isAlpha(at(txt, e + 1)))) break;
+            const f = wordEnd(e + 1);
+            if (filterMayHave(stackedFilter, txt, e + 1, f - (e + 1))) break;
+            i = e + 1;
+            e = f;
+          }
+          continue;
+        }
       }
       if (!(walkMeets(a + 1) ? walkAnswer : stackedWordAfter(a + 1))) { i = a + 1; continue; }
     }
