@@ -191,11 +191,21 @@ describe('the word filters after separators', () => {
         const short = rules(`1;${shape(w)}`).includes('patterns.sql.stacked-query');
         const long = rules(`${RUN};1;${shape(w)}`).includes('patterns.sql.stacked-query');
         expect(long, shape(w)).toBe(short);
+        // glued to the run: the ';' before the keyword ends a chain of refused words
+        const glued = rules(`${RUN};${shape(w)}`).includes('patterns.sql.stacked-query');
+        expect(glued, shape(w)).toBe(short);
         any ||= short;
       }
       if (any) found++;
     }
     expect(found).toBe(words.length); // each keyword is found in some shape
+  });
+  it('a chain of refused words stops at a UNION or listed name inside it', () => {
+    expect(rules(`${RUN};x;union select 1,2--`)).toContain('patterns.sql.union');
+    expect(rules(`${RUN};sleep(5)--`)).toContain('patterns.sql.time-based');
+    expect(rules('a;x;x;sleep(5);x')).toContain('patterns.sql.time-based');
+    expect(rules(`${RUN};x.y;drop table t--`)).toContain('patterns.sql.stacked-query');
+    expect(rules(`${RUN}&x|cat /etc/passwd`)).toContain('patterns.command.separated-command');
   });
   it('every JavaScript sink is found after a quote and an operator, after a run of refused words', () => {
     const sinks = engine.rules.filter((r) => r.kind === 'js-breakout').flatMap((r) => r.params);
