@@ -32,6 +32,37 @@ let plusSpace = false; // the value was form-encoded: '+' is a space
 @inline function sp(c: u32): bool {
   return isSpace(c) || (c == 43 && plusSpace);
 }
+
+// The tag loops' units by table, one read per unit: white space (TC_SP; '+' also, TC_PLUS, in a
+// form-encoded value: spBits holds both then), '/', '>', '=', '<'. Non-ASCII is none of them.
+const TC_SP: u32 = 1;
+const TC_PLUS: u32 = 2;
+const TC_SLASH: u32 = 4;
+const TC_GT: u32 = 8;
+const TC_EQ: u32 = 16;
+const TC_LT: u32 = 32;
+const TAG_CLS = memory.data(128);
+let tagClsReady = false;
+let spBits: u32 = TC_SP; // what sp() accepts, in TC_ bits
+
+function buildTagCls(): void {
+  for (let c: u32 = 0; c < 128; c++) {
+    let m: u32 = 0;
+    if (isSpace(c)) m |= TC_SP;
+    if (c == 43) m |= TC_PLUS;
+    if (c == 47) m |= TC_SLASH;
+    if (c == 62) m |= TC_GT;
+    if (c == 61) m |= TC_EQ;
+    if (c == 60) m |= TC_LT;
+    store<u8>(TAG_CLS + c, <u8>m);
+  }
+  tagClsReady = true;
+}
+
+/** The TC_ bits of unit c. */
+@inline function tc(c: u32): u32 {
+  return c < 128 ? <u32>load<u8>(TAG_CLS + c) : 0;
+}
 let closeCacheScript = -2; // cached index of the next "</script" at or after closeFromScript
 let closeFromScript = 0;
 
@@ -385,9 +416,10 @@ let rescanned = false;
 let cssDoneTo = -1; // style content up to here has been searched for CSS rules
 function startTag(lt: i32, ns: i32): i32 {
   let i = ns;
+  const nameStop = spBits | TC_SLASH | TC_GT;
+  const attrStop = nameStop | TC_EQ;
   while (i < len) {
-    const c = at(txt, i);
-    if (sp(c) || c == 47 || c == 62) break;
+    if ((tc(at(txt, i)) & nameStop) != 0) break;
     i++;
   }
   const ne = i;
@@ -397,19 +429,18 @@ function startTag(lt: i32, ns: i32): i32 {
   else if (isStyleName(ns, ne)) tagKind = T_STYLE;
   // attributes
   while (i < len) {
-    let c = at(txt, i);
-    if (sp(c) || c == 47) { i++; continue; }
-    if (c == 62) { i++; break; }
+    const t = tc(at(txt, i));
+    if ((t & (spBits | TC_SLASH)) != 0) { i++; continue; }
+    if ((t & TC_GT) != 0) { i++; break; }
     const as = i;
     i++; // first char of a name may be '='
     while (i < len) {
-      c = at(txt, i);
-      if (sp(c) || c == 47 || c == 62 || c == 61) break;
+      if ((tc(at(txt, i)) & attrStop) != 0) break;
       i++;
     }
     const ae = i;
     let j = i;
-    while (j < len && sp(at(txt, j))) j++;
+    while (j < len && (tc(at(txt, j)) & spBits) != 0) j++;
     let vs = -1;
     let ve = -1;
     if (j < len && at(txt, j) == 61) {
@@ -531,10 +562,10 @@ function scanNested(): void {
     const end = at(txt, ns) == 47;
     if (end) ns++;
     if (ns >= len || !isAlpha(at(txt, ns))) { i++; continue; }
+    const nameStop = spBits | TC_SLASH | TC_GT | TC_LT;
     let k = ns;
     while (k < len) {
-      const c = at(txt, k);
-      if (sp(c) || c == 47 || c == 62 || c == 60) break;
+      if ((tc(at(txt, k)) & nameStop) != 0) break;
       k++;
     }
     const ne = k;
@@ -542,14 +573,13 @@ function scanNested(): void {
     if (tr >= 0 && (!end || isScriptName(ns, ne))) hit(tr, i, ne);
     if (end) { i = ne; continue; }
     while (k < len) {
-      let c = at(txt, k);
-      if (c == 62 || c == 60) break;
-      if (sp(c) || c == 47) { k++; continue; }
+      const t = tc(at(txt, k));
+      if ((t & (TC_GT | TC_LT)) != 0) break;
+      if ((t & (spBits | TC_SLASH)) != 0) { k++; continue; }
       const as = k;
       k++;
       while (k < len) {
-        c = at(txt, k);
-        if (sp(c) || c == 47 || c == 62 || c == 61 || c == 60) break;
+        if ((tc(at(txt, k)) & (nameStop | TC_EQ)) != 0) break;
         k++;
       }
       const ae = k;
@@ -859,6 +889,8 @@ export function scanXss(p: usize, n: i32, mask: u32): void {
   len = n;
   gtFrom = -1;
   plusSpace = plusIsSpace(mask);
+  spBits = plusSpace ? TC_SP | TC_PLUS : TC_SP;
+  if (!tagClsReady) buildTagCls();
   lastTagS = -1;
   closeCacheScript = -2;
   closeFromScript = 0;
