@@ -111,7 +111,7 @@ function readScheme(i: i32, end: i32): bool {
   while (i < end) {
     const c = at(txt, i);
     if (c <= 32 || isUniSpace(c)) { i++; continue; }
-    if (jsEscapeAt(i, end) && (escVal <= 32 || escVal >= 0x80)) { i += escLen; continue; }
+    if (c == 92 && jsEscapeAt(i, end) && (escVal <= 32 || escVal >= 0x80)) { i += escLen; continue; }
     break;
   }
   schemeLen = 0;
@@ -384,6 +384,8 @@ let attrFirst: u32 = 0;
   return vs >= 0 || (attrFirst & (1 << (lower(at(txt, ns)) & 31))) != 0;
 }
 
+let attrNameFilter: usize = 0; // kindWordFilter(K_HTML_ATTR_NAME), set by scanXss
+
 function judgeAttr(ns: i32, ne: i32, vs: i32, ve: i32, spanEnd: i32): void {
   const nl = ne - ns;
   // event handlers: on + letters
@@ -391,7 +393,7 @@ function judgeAttr(ns: i32, ne: i32, vs: i32, ve: i32, spanEnd: i32): void {
     const r = ruleWithWord(K_HTML_EVENT_ATTR, txt, ns, 2);
     if (r >= 0) { hit(r, ns, spanEnd); return; }
   }
-  const an = ruleWithWord(K_HTML_ATTR_NAME, txt, ns, nl);
+  const an = filterMayHave(attrNameFilter, txt, ns, nl) ? ruleWithWord(K_HTML_ATTR_NAME, txt, ns, nl) : -1;
   if (an >= 0) { hit(an, ns, spanEnd); return; }
   if (vs < 0) return;
   if (readScheme(vs, ve)) {
@@ -900,6 +902,7 @@ export function scanXss(p: usize, n: i32, mask: u32): void {
   visitedLt = 0;
   if ((mask & C_LT) != 0) {
     attrFirst = kindFirstMask(K_HTML_EVENT_ATTR) | kindFirstMask(K_HTML_ATTR_NAME);
+    attrNameFilter = kindWordFilter(K_HTML_ATTR_NAME);
     scanTags(0);
     if (swallowedAt >= 0) {
       // a construct left open at the end swallowed the rest: read it again as text, once

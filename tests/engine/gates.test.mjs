@@ -207,6 +207,12 @@ describe('the word filters after separators', () => {
     expect(rules(`${RUN};x.y;drop table t--`)).toContain('patterns.sql.stacked-query');
     expect(rules(`${RUN}&x|cat /etc/passwd`)).toContain('patterns.command.separated-command');
   });
+  it('every listed attribute name is found after a run of refused attributes', () => {
+    const listed = engine.rules.filter((r) => r.kind === 'html-attr-name');
+    expect(listed.flatMap((r) => r.params).length).toBeGreaterThan(5);
+    const run = 'b=1 x=2 src=y '.repeat(1000);
+    for (const r of listed) for (const name of r.params) expect(rules(`<a ${run}${name}=x>`), name).toContain(r.id);
+  });
   it('every JavaScript sink is found after a quote and an operator, after a run of refused words', () => {
     const sinks = engine.rules.filter((r) => r.kind === 'js-breakout').flatMap((r) => r.params);
     expect(sinks.length).toBeGreaterThan(20);
