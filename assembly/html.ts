@@ -659,7 +659,6 @@ function scanBreakouts(): void {
   const rAttr = kindActive(K_ATTR_BREAKOUT) ? firstRule(K_ATTR_BREAKOUT) : -1;
   const rJs = kindActive(K_JS_BREAKOUT);
   if (rAttr < 0 && !rJs) return;
-  jsBreakoutFilter = kindWordFilter(K_JS_BREAKOUT);
   if (punctValid(txt, len)) {
     // every quote, in order, from the literal pass's bitmap: one load per 64 units
     const blocks = (len + 63) >> 6;
@@ -697,7 +696,7 @@ function scanBreakouts(): void {
   breakoutFrom(i, rAttr, rJs);
 }
 
-let jsBreakoutFilter: usize = 0; // kindWordFilter(K_JS_BREAKOUT), set by scanBreakouts
+let jsBreakoutFilter: usize = 0; // kindWordFilter(K_JS_BREAKOUT), set by scanXss
 
 function breakoutFrom(i: i32, rAttr: i32, rJs: bool): void {
   let j = i + 1;
@@ -892,6 +891,9 @@ export function scanXss(p: usize, n: i32, mask: u32): void {
   gtFrom = -1;
   plusSpace = plusIsSpace(mask);
   spBits = plusSpace ? TC_SP | TC_PLUS : TC_SP;
+  // (set before any judge that reads them, whichever passes run)
+  attrNameFilter = kindWordFilter(K_HTML_ATTR_NAME);
+  jsBreakoutFilter = kindWordFilter(K_JS_BREAKOUT);
   if (!tagClsReady) buildTagCls();
   lastTagS = -1;
   closeCacheScript = -2;
@@ -902,7 +904,6 @@ export function scanXss(p: usize, n: i32, mask: u32): void {
   visitedLt = 0;
   if ((mask & C_LT) != 0) {
     attrFirst = kindFirstMask(K_HTML_EVENT_ATTR) | kindFirstMask(K_HTML_ATTR_NAME);
-    attrNameFilter = kindWordFilter(K_HTML_ATTR_NAME);
     scanTags(0);
     if (swallowedAt >= 0) {
       // a construct left open at the end swallowed the rest: read it again as text, once

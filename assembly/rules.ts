@@ -106,7 +106,7 @@ export function rulesLoaded(): i32 {
 
 export function setRuleEnabled(r: i32, on: bool): void {
   if (r >= 0 && r < ruleCount) store<u8>(ruleOn + <usize>r, on ? 1 : 0);
-  rulesGen++;
+  rulesChanged();
 }
 
 // The length-and-first-character filters of every enabled rule of a kind, OR-ed per kind
@@ -114,6 +114,15 @@ export function setRuleEnabled(r: i32, on: bool): void {
 let rulesGen: u32 = 1; // bumped by loadRules and setRuleEnabled
 const kindFilter = memory.data(K_COUNT * 32 * 4);
 const kindFilterGen = memory.data(K_COUNT * 4); // the rulesGen each kind's filter was made at (0: never)
+
+/** Every kind's filter is stale. (After 2^32 changes the count wraps: the stamps are cleared then, so none matches by chance.) */
+function rulesChanged(): void {
+  rulesGen++;
+  if (rulesGen == 0) {
+    memory.fill(kindFilterGen, 0, K_COUNT * 4);
+    rulesGen = 1;
+  }
+}
 
 /** The filter of a kind for filterMayHave: no enabled rule of the kind has a param it refuses. */
 export function kindWordFilter(kind: i32): usize {
@@ -305,7 +314,7 @@ function kindCode(p: usize, len: i32): i32 {
  * into it); the arena starts after whichever is higher, the blob or the param table.
  */
 export function loadRules(ptr: usize, len: usize, scratch: usize): i32 {
-  rulesGen++;
+  rulesChanged();
   ruleCount = 0;
   for (let k = 0; k < K_COUNT; k++) store<i32>(kindFirst + (<usize>k << 2), -1);
   const end = ptr + len;
