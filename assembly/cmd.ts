@@ -38,7 +38,6 @@ const MAX_WORD = 32; // command names are short; a longer run is not one
 let cmdS = 0;
 let cmdE = 0;
 function commandAt(i: i32): bool {
-  if (!wordTableReady) buildWordTable();
   const t = txt; // (locals: the loops below read them at every unit)
   const n = len;
   const i0 = i;
@@ -82,10 +81,10 @@ function commandAt(i: i32): bool {
 
 // Units of a command word (wordChar: 1) or a quote inside it (isQuote: 2), by table.
 const WORD_OR_QUOTE = memory.data(128);
-let wordTableReady = false;
-function buildWordTable(): void {
+
+/** Fills the command detector's table (init). */
+export function initCmdTables(): void {
   for (let c: u32 = 0; c < 128; c++) store<u8>(WORD_OR_QUOTE + c, wordChar(c) ? 1 : isQuote(c) ? 2 : 0);
-  wordTableReady = true;
 }
 let quoted = false; // the word holds quotes (c'a't)
 let glued = false;
@@ -149,7 +148,6 @@ function separators(): void {
   if (!rCmd && !rRare) return;
   const fRare = kindWordFilter(K_SHELL_RARE);
   const fCmd = kindWordFilter(K_SHELL_COMMAND);
-  if (!wordTableReady) buildWordTable();
   let i = 0;
   let fenceAt = hasBacktick ? nextFence(0) : len; // the next ``` at or after the search position
   let inFence = false;
@@ -199,7 +197,7 @@ function separators(): void {
       const k = glancedWord(j);
       if (k >= 0) {
         // most words after a separator have a length and first letter no listed command has
-        if (!filterMayHave(fRare, txt, j, k - j) && !filterMayHave(fCmd, txt, j, k - j)) { i = refusedRun(k, fRare, fCmd); continue; }
+        if (!mayBeCommand(fRare, fCmd, j, k)) { i = refusedRun(k, fRare, fCmd); continue; }
         cmdS = j;
         cmdE = k;
         quoted = false;
@@ -209,7 +207,7 @@ function separators(): void {
       }
     }
     if (glance || commandAt(j)) {
-      if (!glance && !quoted && !filterMayHave(fRare, txt, cmdS, cmdE - cmdS) && !filterMayHave(fCmd, txt, cmdS, cmdE - cmdS)) {
+      if (!glance && !quoted && !mayBeCommand(fRare, fCmd, cmdS, cmdE)) {
         i = cmdE > j ? cmdE : j;
         continue;
       }
@@ -244,6 +242,11 @@ function separators(): void {
   return -1;
 }
 
+/** The word [s, e) passes the word filter of the rare or of the listed commands (fRare, fCmd: kindWordFilter). */
+@inline function mayBeCommand(fRare: usize, fCmd: usize, s: i32, e: i32): bool {
+  return filterMayHave(fRare, txt, s, e - s) || filterMayHave(fCmd, txt, s, e - s);
+}
+
 /**
  * From k, past each further ';' '&' '|' glued to a word the filters refuse: the steps the loop
  * in separators would take there (the fence and line-break rules concern '\n' only, and an
@@ -255,7 +258,7 @@ function refusedRun(k: i32, fRare: usize, fCmd: usize): i32 {
     const s = at(txt, k);
     if (!(s == 59 || s == 38 || s == 124) || !isAlpha(at(txt, k + 1))) break;
     const e = glancedWord(k + 1);
-    if (e < 0 || filterMayHave(fRare, txt, k + 1, e - k - 1) || filterMayHave(fCmd, txt, k + 1, e - k - 1)) break;
+    if (e < 0 || mayBeCommand(fRare, fCmd, k + 1, e)) break;
     k = e;
   }
   return k;

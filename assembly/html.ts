@@ -4,7 +4,7 @@
 // never raw substrings of the whole value. Linear: every construct is consumed once, and the
 // one rescan (of a construct left open at the end of input) happens at most once per value.
 
-import { at, lower, isAlpha, isAlnum, isSpace, find1, find4, findP, countOf, punctValid, punctWord, P_LT, P_QUOTE, P_COLON } from './text';
+import { at, lower, lowerLiteralIs, isAlpha, isAlnum, isSpace, find1, find4, findP, countOf, punctValid, punctWord, P_LT, P_QUOTE, P_COLON } from './text';
 import {
   K_HTML_TAG, K_HTML_EVENT_ATTR, K_HTML_ATTR_NAME, K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR,
   K_ATTR_BREAKOUT, K_JS_BREAKOUT, firstRule, nextRule, ruleEnabled, paramCount,
@@ -42,10 +42,10 @@ const TC_GT: u32 = 8;
 const TC_EQ: u32 = 16;
 const TC_LT: u32 = 32;
 const TAG_CLS = memory.data(128);
-let tagClsReady = false;
 let spBits: u32 = TC_SP; // what sp() accepts, in TC_ bits
 
-function buildTagCls(): void {
+/** Fills the tag loops' table (init). */
+export function initHtmlTables(): void {
   for (let c: u32 = 0; c < 128; c++) {
     let m: u32 = 0;
     if (isSpace(c)) m |= TC_SP;
@@ -56,7 +56,6 @@ function buildTagCls(): void {
     if (c == 60) m |= TC_LT;
     store<u8>(TAG_CLS + c, <u8>m);
   }
-  tagClsReady = true;
 }
 
 /** The TC_ bits of unit c. */
@@ -149,12 +148,7 @@ function dataRule(end: i32): i32 {
       for (let k = 0; k < n; k++) {
         const w = paramPtr(r, k);
         const wl = paramLen(r, k);
-        if (i + wl > end) continue;
-        let same = true;
-        for (let j = 0; j < wl; j++) {
-          if (lower(at(txt, i + j)) != <u32>load<u8>(w + j)) { same = false; break; }
-        }
-        if (same) return r;
+        if (i + wl <= end && lowerLiteralIs(txt, i, w, wl)) return r;
       }
     }
     r = nextRule(r);
@@ -212,12 +206,7 @@ function cssParamAt(r: i32, i: i32, e: i32): bool {
     const w = paramPtr(r, k);
     if (<u32>load<u8>(w) != c) continue;
     const wl = paramLen(r, k);
-    if (i + wl > e) continue;
-    let same = true;
-    for (let j = 1; j < wl; j++) {
-      if (lower(at(txt, i + j)) != <u32>load<u8>(w + j)) { same = false; break; }
-    }
-    if (same) return true;
+    if (i + wl <= e && lowerLiteralIs(txt, i, w, wl)) return true;
   }
   return false;
 }
@@ -894,7 +883,6 @@ export function scanXss(p: usize, n: i32, mask: u32): void {
   // (set before any judge that reads them, whichever passes run)
   attrNameFilter = kindWordFilter(K_HTML_ATTR_NAME);
   jsBreakoutFilter = kindWordFilter(K_JS_BREAKOUT);
-  if (!tagClsReady) buildTagCls();
   lastTagS = -1;
   closeCacheScript = -2;
   closeFromScript = 0;

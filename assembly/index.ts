@@ -5,18 +5,18 @@ import { loadRules, rulesLoaded, setRuleEnabled, enabledRule, K_DECODE_EXCESS, K
 import { arenaReset, arenaAlloc, arenaMark, arenaRelease, ensure, setPageLimit, arenaCommit } from './mem';
 import { resultsInit, resultBytes, resultPtr, resultCount, beginValue, setText, emit, MAX_PER_BATCH, MAX_PER_VALUE } from './findings';
 import { runPipeline, runPipelineClassified, outPtr, outLen, excess } from './pipeline';
-import { scanXss, XSS_CLASSES, resetCssCache } from './html';
-import { scanSql } from './sql';
+import { scanXss, XSS_CLASSES, resetCssCache, initHtmlTables } from './html';
+import { scanSql, initSqlTables } from './sql';
 import { scanSsti, sstiWanted, resetSstiCache } from './ssti';
 import { scanXxe, XXE_CLASSES } from './xxe';
-import { scanCmd, cmdWanted } from './cmd';
+import { scanCmd, cmdWanted, initCmdTables } from './cmd';
 import { urlCandidates, MAX_URLS } from './urls';
 import { jsonKeyCandidate } from './jsonkeys';
 import { scanPath, resetPathCaches } from './path';
 import { scanLiterals, buildLiterals, literalFront, literalVerify, frontStopped, VECTOR_MIN } from './literals';
 import { classify, C_PCT, C_AMP, C_NONASCII, C_COLON, C_SLASH, C_BSLASH, C_DQ } from './classes';
 import { sanitize, sanitizedPtr } from './sanitize';
-import { punctReset } from './text';
+import { punctReset, initText } from './text';
 import { DEFAULT_RULES, DEFAULT_RULES_LEN } from './generated/rules-blob';
 
 @external('env', 'abort')
@@ -58,6 +58,10 @@ export function rules_reserve(bytes: u32): u32 {
 export function init(ptr: u32, len: u32): i32 {
   let scratch = (__heap_base + 15) & ~<usize>15;
   if (<usize>ptr >= scratch) scratch = <usize>ptr + <usize>len;
+  initText(); // (the lexer's table reads the class table)
+  initCmdTables();
+  initSqlTables();
+  initHtmlTables();
   resetPathCaches();
   resetCssCache();
   resetSstiCache();

@@ -150,6 +150,11 @@ export function kindWordFilter(kind: i32): usize {
   return (load<u32>(f + (lb << 2)) & (1 << (c & 31))) != 0;
 }
 
+/** Some param of rule r may have this length and first character (the rule's own filter, read as filterMayHave reads a kind's). */
+@inline export function mayHave(r: i32, p: usize, i: i32, len: i32): bool {
+  return filterMayHave(ruleLenFirst + (<usize>r << 7), p, i, len);
+}
+
 /** First enabled rule of a kind, or -1. For kinds with one rule and no parameters. */
 export function enabledRule(kind: i32): i32 {
   let r = firstRule(kind);
@@ -270,14 +275,6 @@ function kindMask(kind: i32, masks: usize): u32 {
 /** Some param of rule r may start with c (a filter on c & 31: it may answer yes wrongly, never no). */
 @inline export function mayStartWith(r: i32, c: u32): bool {
   return (load<u32>(ruleFirstMask + (<usize>r << 2)) & (1 << (lower(c) & 31))) != 0;
-}
-
-/** Quick reject: no param of rule r has this length and this first character. */
-@inline export function mayHave(r: i32, p: usize, i: i32, len: i32): bool {
-  if (len <= 0) return false;
-  const lb: usize = len >= 31 ? 31 : <usize>len;
-  const c = lower(<u32>load<u16>(p + (<usize>i << 1)));
-  return (load<u32>(ruleLenFirst + ((<usize>r << 7) | (lb << 2))) & (1 << (c & 31))) != 0;
 }
 
 /** First enabled rule of `kind` having text[i, i+len) among its params, or -1. */

@@ -78,7 +78,7 @@ function push(type: u8, sub: u8, s: i32, e: i32, glued: bool): void {
 let lexEnd = 0; // where lexing stopped: len when the input ran out
 let plusSpace = false; // the value was form-encoded: '+' is a space
 
-// The lexer's branch per ASCII unit (LEX_ACT, filled by buildLexActs). Non-ASCII: a word, and
+// The lexer's branch per ASCII unit (LEX_ACT, filled by initSqlTables). Non-ASCII: a word, and
 // U+00A0 white space (as cls reads them).
 const A_OP: u8 = 0; // operators and other punctuation (lexOp)
 const A_GAP: u8 = 1;
@@ -98,9 +98,9 @@ const A_RP: u8 = 14;
 const A_COMMA: u8 = 15;
 const A_SEMI: u8 = 16;
 const LEX_ACT = memory.data(128);
-let lexActsReady = false;
 
-function buildLexActs(): void {
+/** Fills the lexer's table (init). */
+export function initSqlTables(): void {
   for (let c: u32 = 0; c < 128; c++) {
     let a = A_OP;
     if ((cls(c) & 1) != 0) a = A_GAP;
@@ -121,7 +121,6 @@ function buildLexActs(): void {
     else if (c == 59) a = A_SEMI;
     store<u8>(LEX_ACT + c, a);
   }
-  lexActsReady = true;
 }
 
 /** A number at s (digits, '.', an exponent, 0x hex; glued to letters it is a word); returns its end. */
@@ -178,7 +177,6 @@ function lexOp(c: u32, s: i32, glued: bool): i32 {
  * inside a string delimited by that quote (from is 0 then).
  */
 function lex(quote: u32, from: i32, maxTok: i32): void {
-  if (!lexActsReady) buildLexActs();
   ntok = 0;
   seen = 0;
   let i = from;

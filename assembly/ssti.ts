@@ -5,7 +5,7 @@
 // engine's internals is. Linear: each delimiter pair is searched left to right once, and a
 // missing closer ends the search for that pair.
 
-import { at, lower, isAlpha, isAlnum, isSpace, isDigit, find1, find1Near, lastOf } from './text';
+import { at, lower, lowerLiteralIs, isAlpha, isAlnum, isSpace, isDigit, find1, find1Near, lastOf } from './text';
 import {
   K_TEMPLATE_EXPR, K_TEMPLATE_NAME, K_SSTI_DUNDER, firstRule, nextRule, ruleEnabled, paramCount,
   paramPtr, paramLen, ruleWithWord, enabledRule,
@@ -109,9 +109,7 @@ function openerClasses(w: usize, n: i32): u32 {
 
 /** The opener w[0, ol) at i, case-insensitively. */
 function openerAt(w: usize, ol: i32, i: i32): bool {
-  if (i + ol > len) return false;
-  for (let k = 0; k < ol; k++) if (lower(at(txt, i + k)) != <u32>load<u8>(w + k)) return false;
-  return true;
+  return i + ol <= len && lowerLiteralIs(txt, i, w, ol);
 }
 
 // Per delimiter pair, the classes its characters need (a value lacking one cannot hold the

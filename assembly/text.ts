@@ -39,6 +39,12 @@
   return <u32>load<u16>(p + (<usize>i << 1));
 }
 
+/** A literal (ASCII, lower case) equals p[i, i+wl) case-insensitively (the caller has checked that the text is long enough). */
+@inline export function lowerLiteralIs(p: usize, i: i32, w: usize, wl: i32): bool {
+  for (let j = 0; j < wl; j++) if (lower(at(p, i + j)) != <u32>load<u8>(w + j)) return false;
+  return true;
+}
+
 /**
  * A literal (ASCII, lower case) equals p[i, i+wl) case-insensitively, a '/' in the literal
  * matching '/' or '\\' in the text (path literals are written with '/').

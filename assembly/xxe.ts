@@ -7,7 +7,7 @@
 // Linear: every '<' is read once, and each declaration ends at the first '>' outside quotes
 // (after the internal subset's ']').
 
-import { at, lower, isAlpha, isAlnum, isSpace, findP, P_LT } from './text';
+import { at, lower, lowerLiteralIs, isAlpha, isAlnum, isSpace, findP, P_LT } from './text';
 import { K_XML_DOCTYPE, K_XML_ENTITY, K_XML_CDATA, enabledRule, firstRule, nextRule, ruleEnabled, paramCount, paramPtr, paramLen } from './rules';
 import { emit } from './findings';
 import { stripMode, addSpan } from './spans';
@@ -66,12 +66,7 @@ function allowedSystem(r: i32, s: i32, e: i32): bool {
   for (let k = 0; k < n; k++) {
     const w = paramPtr(r, k);
     const wl = paramLen(r, k);
-    if (s + 1 + wl > e - 1) continue;
-    let same = true;
-    for (let j = 0; j < wl; j++) {
-      if (lower(at(txt, s + 1 + j)) != <u32>load<u8>(w + j)) { same = false; break; }
-    }
-    if (same) return true;
+    if (s + 1 + wl <= e - 1 && lowerLiteralIs(txt, s + 1, w, wl)) return true;
   }
   return false;
 }
