@@ -196,7 +196,7 @@ function separators(): void {
     if (isAlpha(c0)) {
       const k = glancedWord(j);
       if (k >= 0) {
-        // most words after a separator have a length and first letter no listed command has
+        // most words after a separator have a length, first and last letter no listed command has
         if (!mayBeCommand(fRare, fCmd, j, k)) { i = refusedRun(k, fRare, fCmd); continue; }
         cmdS = j;
         cmdE = k;

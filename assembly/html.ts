@@ -717,7 +717,7 @@ function breakoutFrom(i: i32, rAttr: i32, rJs: bool): void {
     if (j == ws || j >= len) return;
     const we = j;
     // the word first: only a listed sink not yet reported is worth reading the gap after it
-    // (most words have a length and first letter no sink has: "'=1'=1...")
+    // (most words have a length, first and last letter no sink has: "'=1'=1...")
     if (!filterMayHave(jsBreakoutFilter, txt, ws, we - ws)) return;
     const r = ruleWithWord(K_JS_BREAKOUT, txt, ws, we - ws);
     if (r < 0 || fired(r)) return;

@@ -109,10 +109,19 @@ export function setRuleEnabled(r: i32, on: bool): void {
   rulesChanged();
 }
 
-// The length-and-first-character filters of every enabled rule of a kind, OR-ed per kind
-// (kindWordFilter), remade when the rules or their switches have changed since.
+// The word filter of a kind (kindWordFilter): for every enabled rule of the kind, per param
+// length l (31: longer) and first character f, a u32 whose bit (c & 31) is set when such a param
+// ends with c. Remade when the rules or their switches have changed since. Few kinds ask for one:
+// they share FILTER_SLOTS slots; a kind beyond them gets ALL_PASS (every bit set: a filter that
+// refuses nothing, slower and still correct).
 let rulesGen: u32 = 1; // bumped by loadRules and setRuleEnabled
-const kindFilter = memory.data(K_COUNT * 32 * 4);
+const FILTER_BYTES = 32 * 32 * 4;
+const FILTER_SLOTS = 8;
+const kindFilter = memory.data(FILTER_SLOTS * FILTER_BYTES);
+const kindSlot = memory.data(K_COUNT); // slot + 1 of each kind, 0: none yet
+let slotsUsed = 0;
+const ALL_PASS = memory.data(FILTER_BYTES);
+let allPassReady = false;
 const kindFilterGen = memory.data(K_COUNT * 4); // the rulesGen each kind's filter was made at (0: never)
 
 /** Every kind's filter is stale. (After 2^32 changes the count wraps: the stamps are cleared then, so none matches by chance.) */
@@ -126,14 +135,30 @@ function rulesChanged(): void {
 
 /** The filter of a kind for filterMayHave: no enabled rule of the kind has a param it refuses. */
 export function kindWordFilter(kind: i32): usize {
-  const f = kindFilter + (<usize>kind << 7);
+  let slot = <i32>load<u8>(kindSlot + <usize>kind) - 1;
+  if (slot < 0) {
+    if (slotsUsed >= FILTER_SLOTS) {
+      if (!allPassReady) { memory.fill(ALL_PASS, 0xff, FILTER_BYTES); allPassReady = true; }
+      return ALL_PASS;
+    }
+    slot = slotsUsed++;
+    store<u8>(kindSlot + <usize>kind, <u8>(slot + 1));
+    store<u32>(kindFilterGen + (<usize>kind << 2), 0);
+  }
+  const f = kindFilter + <usize>slot * FILTER_BYTES;
   if (load<u32>(kindFilterGen + (<usize>kind << 2)) != rulesGen) {
-    memory.fill(f, 0, 32 * 4);
+    memory.fill(f, 0, FILTER_BYTES);
     let r = firstRule(kind);
     while (r >= 0) {
       if (ruleEnabled(r)) {
-        const rf = ruleLenFirst + (<usize>r << 7);
-        for (let l: usize = 0; l < 32; l++) store<u32>(f + (l << 2), load<u32>(f + (l << 2)) | load<u32>(rf + (l << 2)));
+        const np = paramCount(r);
+        for (let k = 0; k < np; k++) {
+          const w = paramPtr(r, k);
+          const l = paramLen(r, k);
+          if (l <= 0) continue;
+          const at = f + ((<usize>(l >= 31 ? 31 : l) << 5 | (<usize>load<u8>(w) & 31)) << 2);
+          store<u32>(at, load<u32>(at) | (<u32>1 << (<u32>load<u8>(w + <usize>(l - 1)) & 31)));
+        }
       }
       r = nextRule(r);
     }
@@ -142,17 +167,24 @@ export function kindWordFilter(kind: i32): usize {
   return f;
 }
 
-/** Quick reject over a kind (filter from kindWordFilter): no enabled rule of it has a param of this length and first character. */
+/**
+ * Quick reject over a kind (filter from kindWordFilter): no enabled rule of it has a param of
+ * this length, first and last character (ASCII case-insensitively, as paramIs compares).
+ */
 @inline export function filterMayHave(f: usize, p: usize, i: i32, len: i32): bool {
   if (len <= 0) return false;
   const lb: usize = len >= 31 ? 31 : <usize>len;
   const c = lower(<u32>load<u16>(p + (<usize>i << 1)));
-  return (load<u32>(f + (lb << 2)) & (1 << (c & 31))) != 0;
+  const d = lower(<u32>load<u16>(p + (<usize>(i + len - 1) << 1)));
+  return ((load<u32>(f + ((lb << 5 | (<usize>c & 31)) << 2)) >> (d & 31)) & 1) != 0;
 }
 
-/** Some param of rule r may have this length and first character (the rule's own filter, read as filterMayHave reads a kind's). */
+/** Some param of rule r may have this length and first character. */
 @inline export function mayHave(r: i32, p: usize, i: i32, len: i32): bool {
-  return filterMayHave(ruleLenFirst + (<usize>r << 7), p, i, len);
+  if (len <= 0) return false;
+  const lb: usize = len >= 31 ? 31 : <usize>len;
+  const c = lower(<u32>load<u16>(p + (<usize>i << 1)));
+  return (load<u32>(ruleLenFirst + (<usize>r << 7) + (lb << 2)) & (1 << (c & 31))) != 0;
 }
 
 /** First enabled rule of a kind, or -1. For kinds with one rule and no parameters. */

@@ -1102,6 +1102,7 @@ let walkAnswer = false;
 let walkStop: i32 = 0; // where the current walk stopped
 let walkMet = false; // the current walk reached [walkFrom, walkTo]
 let walkSawEol = false; // the current walk passed a CR or LF
+let stackedFilter: usize = 0; // kindWordFilter(K_SQL_STACKED), set by scanSql before any walk
 
 /**
  * The first token after i, past white space and comments as the lexer and sig() see them, is a
@@ -1157,6 +1158,7 @@ function stackedWalk(i: i32): bool {
     if (c == 47 && i + 1 < len && at(txt, i + 1) == 42) return true; // a block comment: its own anchor lexes the window anyway
     if (!((cls(c) & 8) != 0 || (c >= 128 && (cls(c) & 2) != 0))) return false;
     const e = wordEnd(i);
+    if (!filterMayHave(stackedFilter, txt, i, e - i)) return false;
     let r = firstRule(K_SQL_STACKED);
     while (r >= 0) {
       if (ruleEnabled(r) && paramFind(r, txt, i, e - i) >= 0) return true;
@@ -1336,6 +1338,7 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   // numbers, dates, phone numbers: digits with - . / : + , and spaces cannot hold SQL
   if (n == 0 || (mask & SQL_CLASSES) == 0) return;
   plusSpace = plusIsSpace(mask);
+  stackedFilter = kindWordFilter(K_SQL_STACKED); // (read by the walks after ';')
   toks = TOKBUF;
   // bare / numeric context at the value start
   ctxQuote = 0;
@@ -1358,7 +1361,6 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   // anchored windows for the context-free judges: ';' '=' '(' '/*' (found eight units at a time)
   // merged in order with the UNION and function-name positions the literal pass noted
   ctxQuote = 0;
-  const stackedFilter = kindWordFilter(K_SQL_STACKED);
   let w = 0; // next word anchor
   let win = WINDOW;
   let lastLexEnd = -1;
@@ -1396,7 +1398,7 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
         i = r - 1;
         continue;
       }
-      // a letter next: the walk would read that word at once, and most have a length and first
+      // a letter next: the walk would read that word at once, and most have a length, first and last
       // letter no statement keyword has (";x;x...": one walk per ';' cost most of the scan)
       if (a + 1 < n && isAlpha(at(txt, a + 1))) {
         let e = wordEnd(a + 1);

@@ -200,6 +200,53 @@ describe('the word filters after separators', () => {
     }
     expect(found).toBe(words.length); // each keyword is found in some shape
   });
+  it('every listed command, its last letter in upper case, is found after near misses of it', () => {
+    // the filter is keyed by length, first and last letter: each near miss shares the first two
+    // with the listed word and differs in the last (refused, or looked up and not found)
+    const words = [...params(kinds, 'shell-command'), ...params(kinds, 'shell-command-rare')];
+    const listed = new Set(words);
+    for (const w of words) {
+      const near = [...'qxzjk'].map((c) => w.slice(0, -1) + c).filter((x) => !listed.has(x));
+      const run = near.map((x) => `;${x}&${x}|${x}`).join('').repeat(50);
+      const upperLast = w.slice(0, -1) + w.slice(-1).toUpperCase();
+      const found = rules(`${run};${upperLast} -la /tmp`);
+      expect(found.some((r) => r.startsWith('patterns.command.')), upperLast).toBe(true);
+    }
+  });
+  it('every statement keyword, its last letter in upper case, is found after near misses of it', () => {
+    const words = params(sqlRules, 'sql-stacked');
+    const listed = new Set(words);
+    for (const w of words) {
+      const near = [...'qxzjk'].map((c) => w.slice(0, -1) + c).filter((x) => !listed.has(x));
+      const run = near.map((x) => `;${x}`).join('').repeat(50);
+      const upperLast = w.slice(0, -1) + w.slice(-1).toUpperCase();
+      for (const rest of ['table users--', '* from users--', 't set a=1--', "delay '0:0:5'--", 'p(1)--']) {
+        const short = rules(`1;${w} ${rest}`).includes('patterns.sql.stacked-query');
+        expect(rules(`1${run};${upperLast} ${rest}`).includes('patterns.sql.stacked-query'), `${upperLast} ${rest}`).toBe(short);
+      }
+    }
+  });
+  it('every statement keyword is found after a word, a ";" and white space, after near misses', () => {
+    // the walk over white space after ';' tests the word against the same filter
+    const words = params(sqlRules, 'sql-stacked');
+    const SHAPES = ['table users--', '* from users--', 't set a=1--', "delay '0:0:5'--", 'p(1)--', 'all on t to u--',
+      'into t values(1)--', '@a = 1--', "data infile 'x' into table t--", "database d to disk='x'--", 't open--',
+      't using s on 1=1--', "t to 'x'--", 't(a) values(1)--', 'from users--', '--'];
+    let found = 0;
+    for (const w of words) {
+      const near = [...'qxzjk'].map((c) => w.slice(0, -1) + c).filter((x) => !words.includes(x));
+      const run = near.map((x) => `; ${x}`).join('').repeat(20);
+      const upperLast = w.slice(0, -1) + w.slice(-1).toUpperCase();
+      let any = false;
+      for (const rest of SHAPES) {
+        const plain = rules(`abc; ${w} ${rest}`).includes('patterns.sql.stacked-query');
+        expect(rules(`abc${run};\t${upperLast} ${rest}`).includes('patterns.sql.stacked-query'), `${upperLast} ${rest}`).toBe(plain);
+        any ||= plain;
+      }
+      if (any) found++;
+    }
+    expect(found).toBe(words.length);
+  });
   it('a chain of refused words stops at a UNION or listed name inside it', () => {
     expect(rules(`${RUN};x;union select 1,2--`)).toContain('patterns.sql.union');
     expect(rules(`${RUN};sleep(5)--`)).toContain('patterns.sql.time-based');
