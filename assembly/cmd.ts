@@ -5,10 +5,11 @@
 // table cells ("| id |") pass. Command substitution ($(cmd, `cmd`), $IFS, brace expansion
 // ({cat,/etc/passwd}) and the shellshock function prefix are reported on their own.
 // The sanitizer (SPEC) strips ; & | ` $( ${ >> << and C0 control characters wherever they are.
-// Linear: every separator and substitution start is read once, with bounded look-ahead.
+// Linear: every separator and substitution start is read once. The look past a start reads the
+// white space and the path after it, which end at the next start: no unit is read from two starts.
 
 import { at, lower, isAlpha, isAlnum, isDigit, find4, findP, P_CMD } from './text';
-import { K_SHELL_COMMAND, K_SHELL_RARE, K_SHELL_SUBST, firstRule, enabledRule, ruleWithWord, kindWordFilter, filterMayHave } from './rules';
+import { K_SHELL_COMMAND, K_SHELL_RARE, K_SHELL_SUBST, firstRule, enabledRule, ruleWithWord, kindWordFilter, filterPairMayHave } from './rules';
 import { emit } from './findings';
 import { stripMode, addSpan } from './spans';
 import { C_SEMI, C_AMP, C_PIPE, C_BQ, C_DOLLAR, C_LBRACE, C_SPACE, C_CTRL, C_NUL, C_LT, C_GT, plusIsSpace } from './classes';
@@ -41,22 +42,21 @@ function commandAt(i: i32): bool {
   const t = txt; // (locals: the loops below read them at every unit)
   const n = len;
   const i0 = i;
-  let guard = 0;
-  // white space, quotes and '+' (a form-encoded space, even in a value that also holds spaces)
-  while (i < n && guard < 64) {
+  // white space, quotes and '+' (a form-encoded space, even in a value that also holds spaces),
+  // however many: the shell skips them all ("; " + 100 spaces + "cat" runs cat)
+  while (i < n) {
     const c = at(t, i);
     if (!(gap(c) || isQuote(c) || c == 43)) break;
     i++;
-    guard++;
   }
-  // a path: its last segment is the command (/usr/bin/id, c:\windows\system32\cmd.exe is not judged)
+  // a path: its last segment is the command (/usr/bin/id, c:\windows\system32\cmd.exe is not
+  // judged), however long (//////bin/cat is /bin/cat)
   let s = i;
   let k = i;
-  guard = 0;
-  while (k < n && guard < 256) {
+  while (k < n) {
     const c = at(t, k);
-    if (c == 47) { s = k + 1; k++; guard++; continue; }
-    if (c < 128 && load<u8>(WORD_OR_QUOTE + c) != 0) { k++; guard++; continue; }
+    if (c == 47) { s = k + 1; k++; continue; }
+    if (c < 128 && load<u8>(WORD_OR_QUOTE + c) != 0) { k++; continue; }
     break;
   }
   // the word: letters, digits, '_', '-', '.', quotes inside it dropped by the shell (c'a't);
@@ -189,20 +189,32 @@ function separators(): void {
       i = c0 == 59 || c0 == 38 || c0 == 124 || c0 == 10 ? j : j + 1;
       continue;
     }
-    // the common shape, a word glued to the separator and ended by a unit that is neither '/'
-    // nor a quote, is the word commandAt would find: taken here without its walk (";x;x...":
-    // that walk cost most of the scan)
+    // the common shapes, a word glued to the separator or after spaces, tabs or '+', and ended by
+    // a unit that is neither '/' nor a quote, are the word commandAt would find: taken here
+    // without its walk (";x;x...", "; x; x...": that walk cost most of the scan)
     let glance = false;
-    if (isAlpha(c0)) {
-      const k = glancedWord(j);
+    let t = j;
+    if (c0 == 32 || c0 == 9 || c0 == 43) {
+      t = j + 1;
+      while (t < len) {
+        const c = at(txt, t);
+        if (!(c == 32 || c == 9 || c == 43)) break;
+        t++;
+      }
+    }
+    // after the run, a unit that is neither a word character, a quote nor '/': no command there
+    // (commandAt would say so after the same walk; "; ; ; ...")
+    if (t > j && (t >= len || !startsCommandWord(at(txt, t)))) { i = t; continue; }
+    if (t < len && isAlpha(at(txt, t))) {
+      const k = glancedWord(t);
       if (k >= 0) {
         // most words after a separator have a length, first and last letter no listed command has
-        if (!mayBeCommand(fRare, fCmd, j, k)) { i = refusedRun(k, fRare, fCmd); continue; }
-        cmdS = j;
+        if (!mayBeCommand(fRare, fCmd, t, k)) { i = t == j ? refusedRun(k, fRare, fCmd) : k; continue; }
+        cmdS = t;
         cmdE = k;
         quoted = false;
         absolute = false;
-        glued = true;
+        glued = t == j;
         glance = true;
       }
     }
@@ -242,9 +254,14 @@ function separators(): void {
   return -1;
 }
 
+/** A command word or path can start at c (commandAt's walk goes on there): a word character, a quote or '/'. */
+@inline function startsCommandWord(c: u32): bool {
+  return c == 47 || (c < 128 && load<u8>(WORD_OR_QUOTE + c) != 0);
+}
+
 /** The word [s, e) passes the word filter of the rare or of the listed commands (fRare, fCmd: kindWordFilter). */
 @inline function mayBeCommand(fRare: usize, fCmd: usize, s: i32, e: i32): bool {
-  return filterMayHave(fRare, txt, s, e - s) || filterMayHave(fCmd, txt, s, e - s);
+  return filterPairMayHave(fRare, fCmd, txt, s, e - s);
 }
 
 /**

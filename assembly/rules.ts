@@ -179,6 +179,16 @@ export function kindWordFilter(kind: i32): usize {
   return ((load<u32>(f + ((lb << 5 | (<usize>c & 31)) << 2)) >> (d & 31)) & 1) != 0;
 }
 
+/** filterMayHave over two kinds' filters at once (one reading of the word). */
+@inline export function filterPairMayHave(f: usize, g: usize, p: usize, i: i32, len: i32): bool {
+  if (len <= 0) return false;
+  const lb: usize = len >= 31 ? 31 : <usize>len;
+  const c = lower(<u32>load<u16>(p + (<usize>i << 1)));
+  const d = lower(<u32>load<u16>(p + (<usize>(i + len - 1) << 1)));
+  const at = (lb << 5 | (<usize>c & 31)) << 2;
+  return (((load<u32>(f + at) | load<u32>(g + at)) >> (d & 31)) & 1) != 0;
+}
+
 /** Some param of rule r may have this length and first character. */
 @inline export function mayHave(r: i32, p: usize, i: i32, len: i32): bool {
   if (len <= 0) return false;

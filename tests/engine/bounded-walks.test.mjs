@@ -26,6 +26,11 @@ const CASES = [
   // the white space before a window's first tokens is walked whole (tokenBefore): each run once
   ['comparisons after long white space runs (SQL windows)', rep('or' + ' '.repeat(1000) + '1=1\n', MB)],
   ['UNION after long white space runs (SQL windows)', rep(' '.repeat(4000) + 'union', MB)],
+  // the command look reads the white space and the path after a separator whole: each run once
+  ['separators before long white space runs (command)', rep(';' + ' '.repeat(1000) + 'x', MB)],
+  ['separators before long paths (command)', rep('|' + '/'.repeat(1000) + 'x', MB)],
+  ["substitutions before long runs of quotes (command)", rep('$(' + "'".repeat(1000) + 'x)', MB)],
+  ['one separator before a megabyte of white space, quotes and slashes (command)', ';' + rep(" '+\t/", MB) + 'cat /etc/passwd'],
 ];
 
 describe('walks bounded on dense anchors', () => {
@@ -63,6 +68,20 @@ describe('the bounds, as rules', () => {
     // one comment of 512 units inside, as before
     expect(rules('waitfor/*' + 'x'.repeat(512) + '*/hello')).toContain('patterns.sql.waitfor');
     expect(rules('waitfor/*' + 'x'.repeat(511) + '*/hello')).not.toContain('patterns.sql.waitfor');
+  });
+
+  it('a command after a separator or substitution: the white space, quotes and path before it have no bound', () => {
+    // the shell skips any amount of white space and reads //////bin/cat as /bin/cat (until
+    // 2026-11-22 the look stopped after 64 units of white space and 256 of path)
+    for (const n of [1, 64, 65, 1000, 100_000]) {
+      expect(rules(`abc;${' '.repeat(n)}cat /etc/passwd`), `${n} spaces`).toContain('patterns.command.separated-command');
+      expect(rules(`abc;${'+'.repeat(n)}cat+-la`), `${n} '+'`).toContain('patterns.command.separated-command');
+      expect(rules(`abc|${'/'.repeat(n)}bin/cat /etc/passwd`), `${n} slashes`).toContain('patterns.command.separated-command');
+      expect(rules(`abc&&${"'".repeat(n)}whoami`), `${n} quotes`).toContain('patterns.command.recon-command');
+      expect(rules(`x=$(${' '.repeat(n)}whoami)`), `${n} spaces in $(`).toContain('patterns.command.substitution');
+    }
+    // and still no command where the run ends in prose
+    expect(rules(`dog;${' '.repeat(1000)}cat`)).not.toContain('patterns.command.separated-command');
   });
 
   it('the sanitizer removes every phrase and script element of the dense inputs', () => {
