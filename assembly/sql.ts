@@ -1205,6 +1205,11 @@ function eqBetweenLiterals(a: i32): bool {
   return c == 39 || c == 34 || c == 46 || c == 47 || c == 35 || c == 45 || (cls(c) & 4) != 0;
 }
 
+/** White space other than a line break, or '+' in a form-encoded value (the walk after ';' passes it). */
+@inline function sqlBlank(c: u32): bool {
+  return ((cls(c) & 1) != 0 && c != 10 && c != 13) || (c == 43 && plusSpace);
+}
+
 @inline function isGap(c: u32): bool {
   return (cls(c) & 1) != 0 || (c == 43 && plusSpace);
 }
@@ -1421,15 +1426,13 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
       // white space without a line break, then the end or a unit that starts no word and no
       // comment: the walk would answer "no" there, and note nothing (it passes no CR or LF)
       // ("; ; ; ...": one walk per ';' cost most of the scan)
-      let k = a + 1;
-      while (k < n) {
+      if (a + 1 < n && sqlBlank(at(txt, a + 1))) {
+        let k = a + 2;
+        while (k < n && sqlBlank(at(txt, k))) k++;
+        if (k >= n) { i = a + 1; continue; }
         const c = at(txt, k);
-        if (!(((cls(c) & 1) != 0 && c != 10 && c != 13) || (c == 43 && plusSpace))) break;
-        k++;
+        if (!(c == 10 || c == 13 || c == 35 || c == 45 || c == 47 || (cls(c) & 8) != 0 || (c >= 128 && (cls(c) & 2) != 0))) { i = a + 1; continue; }
       }
-      if (k >= n) { i = a + 1; continue; }
-      const c = at(txt, k);
-      if (!(c == 10 || c == 13 || c == 35 || c == 45 || c == 47 || (cls(c) & 8) != 0 || (c >= 128 && (cls(c) & 2) != 0))) { i = a + 1; continue; }
       if (!(walkMeets(a + 1) ? walkAnswer : stackedWordAfter(a + 1))) { i = a + 1; continue; }
     }
     // where the search goes on: past the anchor ('/*' is two units: past its '*')
