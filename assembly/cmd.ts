@@ -24,6 +24,11 @@ const MAX_WORD = 32; // command names are short; a longer run is not one
   return c == 32 || c == 9 || (c == 43 && plusSpace);
 }
 
+/** A space, a tab or '+' (a form-encoded space, even in a value that also holds spaces): skipped before a command. */
+@inline function blank(c: u32): bool {
+  return c == 32 || c == 9 || c == 43;
+}
+
 @inline function isQuote(c: u32): bool {
   return c == 39 || c == 34;
 }
@@ -46,7 +51,7 @@ function commandAt(i: i32): bool {
   // however many: the shell skips them all ("; " + 100 spaces + "cat" runs cat)
   while (i < n) {
     const c = at(t, i);
-    if (!(gap(c) || isQuote(c) || c == 43)) break;
+    if (!(blank(c) || isQuote(c))) break;
     i++;
   }
   // a path: its last segment is the command (/usr/bin/id, c:\windows\system32\cmd.exe is not
@@ -110,7 +115,7 @@ const WORD = memory.data(MAX_WORD * 2 + 16);
 function shellArgument(e: i32, sep: u32): bool {
   let i = e;
   let spaced = false;
-  while (i < len && (gap(at(txt, i)) || at(txt, i) == 43)) { i++; spaced = true; }
+  while (i < len && blank(at(txt, i))) { i++; spaced = true; }
   if (i >= len) return false;
   const c = at(txt, i);
   // a markdown table cell: "| id |"
@@ -125,7 +130,7 @@ function shellArgument(e: i32, sep: u32): bool {
     // a number as the argument (sleep 5, ping 127.0.0.1), not the start of a phrase (sleep 8 hours)
     let k = i;
     while (k < len && (isDigit(at(txt, k)) || at(txt, k) == 46 || at(txt, k) == 58)) k++;
-    while (k < len && (gap(at(txt, k)) || at(txt, k) == 43)) k++;
+    while (k < len && blank(at(txt, k))) k++;
     if (k >= len) return true;
     const d = at(txt, k);
     return d == 59 || d == 38 || d == 124 || d == 45 || d == 47 || d == 62 || d == 60 || d == 35 || d == 96 || d == 10 || d == 13 || isQuote(d);
@@ -194,13 +199,9 @@ function separators(): void {
     // without its walk (";x;x...", "; x; x...": that walk cost most of the scan)
     let glance = false;
     let t = j;
-    if (c0 == 32 || c0 == 9 || c0 == 43) {
+    if (blank(c0)) {
       t = j + 1;
-      while (t < len) {
-        const c = at(txt, t);
-        if (!(c == 32 || c == 9 || c == 43)) break;
-        t++;
-      }
+      while (t < len && blank(at(txt, t))) t++;
     }
     // after the run, a unit that is neither a word character, a quote nor '/': no command there
     // (commandAt would say so after the same walk; "; ; ; ...")
@@ -283,7 +284,7 @@ function refusedRun(k: i32, fRare: usize, fCmd: usize): i32 {
 
 /** A command can start at a unit c after a separator: a letter, '/', ' ', tab, '+', a quote (the vector step of nextCandidate tests the same set). */
 @inline function commandStart(c: u32): bool {
-  return isAlpha(c) || c == 47 || c == 32 || c == 9 || c == 43 || isQuote(c);
+  return isAlpha(c) || c == 47 || blank(c) || isQuote(c);
 }
 
 /** The unit d after separator s may start a command, or is the separator's double (&& ||). */

@@ -156,7 +156,7 @@ export function kindWordFilter(kind: i32): usize {
           const w = paramPtr(r, k);
           const l = paramLen(r, k);
           if (l <= 0) continue;
-          const at = f + ((<usize>(l >= 31 ? 31 : l) << 5 | (<usize>load<u8>(w) & 31)) << 2);
+          const at = f + filterOffset(l, <u32>load<u8>(w));
           store<u32>(at, load<u32>(at) | (<u32>1 << (<u32>load<u8>(w + <usize>(l - 1)) & 31)));
         }
       }
@@ -173,20 +173,21 @@ export function kindWordFilter(kind: i32): usize {
  */
 @inline export function filterMayHave(f: usize, p: usize, i: i32, len: i32): bool {
   if (len <= 0) return false;
-  const lb: usize = len >= 31 ? 31 : <usize>len;
-  const c = lower(<u32>load<u16>(p + (<usize>i << 1)));
   const d = lower(<u32>load<u16>(p + (<usize>(i + len - 1) << 1)));
-  return ((load<u32>(f + ((lb << 5 | (<usize>c & 31)) << 2)) >> (d & 31)) & 1) != 0;
+  return ((load<u32>(f + filterOffset(len, lower(<u32>load<u16>(p + (<usize>i << 1))))) >> (d & 31)) & 1) != 0;
 }
 
 /** filterMayHave over two kinds' filters at once (one reading of the word). */
 @inline export function filterPairMayHave(f: usize, g: usize, p: usize, i: i32, len: i32): bool {
   if (len <= 0) return false;
-  const lb: usize = len >= 31 ? 31 : <usize>len;
-  const c = lower(<u32>load<u16>(p + (<usize>i << 1)));
   const d = lower(<u32>load<u16>(p + (<usize>(i + len - 1) << 1)));
-  const at = (lb << 5 | (<usize>c & 31)) << 2;
+  const at = filterOffset(len, lower(<u32>load<u16>(p + (<usize>i << 1))));
   return (((load<u32>(f + at) | load<u32>(g + at)) >> (d & 31)) & 1) != 0;
+}
+
+/** The byte offset in a kind filter of the last-letter set of words of this length (31: longer) and first character. */
+@inline function filterOffset(len: i32, first: u32): usize {
+  return ((<usize>(len >= 31 ? 31 : len) << 5) | (<usize>first & 31)) << 2;
 }
 
 /** Some param of rule r may have this length and first character. */

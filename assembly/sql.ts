@@ -1156,7 +1156,7 @@ function stackedWalk(i: i32): bool {
       continue;
     }
     if (c == 47 && i + 1 < len && at(txt, i + 1) == 42) return true; // a block comment: its own anchor lexes the window anyway
-    if (!((cls(c) & 8) != 0 || (c >= 128 && (cls(c) & 2) != 0))) return false;
+    if (!wordStart(c)) return false;
     const e = wordEnd(i);
     if (!filterMayHave(stackedFilter, txt, i, e - i)) return false;
     let r = firstRule(K_SQL_STACKED);
@@ -1207,7 +1207,12 @@ function eqBetweenLiterals(a: i32): bool {
 
 /** White space other than a line break, or '+' in a form-encoded value (the walk after ';' passes it). */
 @inline function sqlBlank(c: u32): bool {
-  return ((cls(c) & 1) != 0 && c != 10 && c != 13) || (c == 43 && plusSpace);
+  return isGap(c) && c != 10 && c != 13;
+}
+
+/** A word token starts at c (stackedWalk reads a word there). */
+@inline function wordStart(c: u32): bool {
+  return (cls(c) & 8) != 0 || (c >= 128 && (cls(c) & 2) != 0);
 }
 
 @inline function isGap(c: u32): bool {
@@ -1431,7 +1436,7 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
         while (k < n && sqlBlank(at(txt, k))) k++;
         if (k >= n) { i = a + 1; continue; }
         const c = at(txt, k);
-        if (!(c == 10 || c == 13 || c == 35 || c == 45 || c == 47 || (cls(c) & 8) != 0 || (c >= 128 && (cls(c) & 2) != 0))) { i = a + 1; continue; }
+        if (!(c == 10 || c == 13 || c == 35 || c == 45 || c == 47 || wordStart(c))) { i = a + 1; continue; }
       }
       if (!(walkMeets(a + 1) ? walkAnswer : stackedWordAfter(a + 1))) { i = a + 1; continue; }
     }
