@@ -1376,13 +1376,16 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   let lastLexEnd = -1;
   const words = sqlAnchorsOverflow ? -1 : sqlAnchorCount;
   let i = covered;
+  // the next ';' '=' '*' at or after i (i never decreases): searched again only once i has
+  // passed the last one found (a word anchor before it moves i, not the answer: ";" followed by
+  // "(,union/" repeated searched to the end of the value from every UNION)
+  const punct = (mask & (C_SEMI | C_EQ | C_STAR)) != 0;
+  let nextPunct = -1;
   while (true) {
     // '/*' is found by its '*' (URLs are full of '/', text holds few '*')
-    let a = (mask & (C_SEMI | C_EQ | C_STAR)) != 0 ? findP(txt, i, n, P_SQL, 59, 61, 42, 42) : n;
-    if (a < n && at(txt, a) == 42) {
-      if (a > 0 && at(txt, a - 1) == 47) a--;
-      else { i = a + 1; continue; }
-    }
+    if (punct && nextPunct < i) nextPunct = findP(txt, i, n, P_SQL, 59, 61, 42, 42);
+    let a = punct ? nextPunct : n;
+    if (a < n && at(txt, a) == 42 && a > 0 && at(txt, a - 1) == 47) a--;
     if (words < 0) {
       // more word anchors than noted: take every word start as one (bounded by the windows)
       let k = i;
@@ -1394,6 +1397,9 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
     }
     if (a >= n) break;
     const ca = at(txt, a);
+    // a '*' that opens no comment anchors nothing (a word anchor before it is still taken:
+    // "x union select * from users" skipped its UNION)
+    if (ca == 42) { i = a + 1; continue; }
     // an '=' window serves the constant comparison only (the other judges have anchors of
     // their own): it opens where a literal could stand on both sides
     if (ca == 61 && words >= 0 && !eqBetweenLiterals(a)) { i = a + 1; continue; }
