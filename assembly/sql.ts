@@ -430,9 +430,7 @@ function shortAppString(k: i32): bool {
  * optionally after unary - + ! ~ NOT. Returns true and sets exprEnd.
  */
 function operand(k: i32, allowWord: bool): bool {
-  k = sig(k);
-  let guard = 0;
-  while (k < ntok && guard < 8 && ((tType(k) == T_OP && (tSub(k) == O_ARITH || tSub(k) == O_NOT)) || wordIs(k, 'not'))) { k = sig(k + 1); guard++; }
+  k = unaryEnd(k);
   const t = tType(k);
   if (t == T_NUM || t == T_STR || t == T_VAR || t == T_BTICK || isLiteralWord(k)) { exprEnd = k + 1; return true; }
   if (t == T_USTR) {
@@ -452,6 +450,7 @@ function operand(k: i32, allowWord: bool): bool {
     return true;
   }
   if (t == T_WORD) {
+    if (wordIs(k, 'case') && caseExpr(k)) return true;
     if (isCall(k)) {
       let d = 0;
       let m = sig(k + 1);
@@ -463,6 +462,40 @@ function operand(k: i32, allowWord: bool): bool {
       return true;
     }
     if (allowWord && !isSqlWord(k)) { exprEnd = k + 1; return true; }
+  }
+  return false;
+}
+
+/** The first significant token at or after k past unary - + ! ~ NOT (at most 8). */
+function unaryEnd(k: i32): i32 {
+  k = sig(k);
+  let guard = 0;
+  while (k < ntok && guard < 8 && ((tType(k) == T_OP && (tSub(k) == O_ARITH || tSub(k) == O_NOT)) || wordIs(k, 'not'))) { k = sig(k + 1); guard++; }
+  return k;
+}
+
+/**
+ * CASE [x] WHEN ... THEN ... [ELSE ...] END at k, nested ones inside: an operand when its END lies
+ * in the window and a WHEN and a THEN come before it ("AND CASE WHEN 1=1 THEN 1 ELSE 0 END=1").
+ * One pass over the window's tokens. Sets exprEnd.
+ */
+function caseExpr(k: i32): bool {
+  let depth = 0;
+  let when = false;
+  let then = false;
+  for (let m = k; m < ntok; m++) {
+    if (tType(m) != T_WORD) continue;
+    if (wordIs(m, 'case')) depth++;
+    else if (wordIs(m, 'when')) when = true;
+    else if (wordIs(m, 'then')) then = when;
+    else if (wordIs(m, 'end')) {
+      depth--;
+      if (depth == 0) {
+        if (!then) return false;
+        exprEnd = m + 1;
+        return true;
+      }
+    }
   }
   return false;
 }
@@ -519,7 +552,13 @@ function cmpRight(c: i32): bool {
     if (tType(m) != T_LP) return false;
     return operand(m, false);
   }
-  if (wordIs(c, 'between')) return false;
+  if (wordIs(c, 'between')) {
+    // BETWEEN low AND high: "OR 1 BETWEEN 0 AND 2"
+    if (!chain(m, true)) return false;
+    const a = sig(exprEnd);
+    if (!wordIs(a, 'and')) return false;
+    return chain(a + 1, true);
+  }
   if (wordIs(c, 'sounds')) { if (!wordIs(m, 'like')) return false; m = sig(m + 1); }
   if (tType(c) == T_WORD) {
     // like, rlike, regexp: a pattern string, number, variable or call
@@ -533,9 +572,12 @@ function cmpRight(c: i32): bool {
 /** Boolean expression after a boolean operator at k: operand [cmp operand] followed by a valid tail. */
 function boolExpr(k: i32, strong: bool): bool {
   // "OR 1=1", "OR 'a'='a'", "OR x=x", "AND SLEEP(5)", "OR TRUE", "|| pg_sleep(5)"
+  // (past NOT: "OR NOT FALSE" is the literal's case, not a bare word's; a whole CASE ... END is
+  // an expression, a lone "case" a word)
+  let first = sig(k);
+  for (let g = 0; g < 8 && wordIs(first, 'not'); g++) first = sig(first + 1);
+  const wordOnly = tType(first) == T_WORD && !isCall(first) && !isLiteralWord(first) && !(wordIs(first, 'case') && caseExpr(first));
   if (!chain(k, true)) return false;
-  const first = sig(k);
-  const wordOnly = tType(first) == T_WORD && !isCall(first) && !isLiteralWord(first);
   const nx = sig(exprEnd);
   if (isCmp(nx)) {
     if (!cmpRight(nx)) return false;
