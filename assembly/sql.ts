@@ -967,7 +967,10 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
         const n1 = by ? sig(m + 1) : m;
         const t1 = tType(n1);
         if (t1 == T_NUM || t1 == T_LP || t1 == T_VAR || isCall(n1) ||
-          (quoteCtx && (t1 == T_WORD || t1 == T_STR || t1 == T_BTICK) && endTailOrWord(sig(n1 + 1)))) {
+          (quoteCtx && (t1 == T_WORD || t1 == T_STR || t1 == T_BTICK) && endTailOrWord(sig(n1 + 1))) ||
+          // a column after a number, with HAVING and a literal, group or call after it
+          // ("1 GROUP BY password HAVING 1=1"; not "1 group by age having fun")
+          (needsBy && (t1 == T_WORD || t1 == T_BTICK) && havingClause(sig(n1 + 1)))) {
           hitTok(rb, c, n1 + 1 <= ntok ? n1 + 1 : ntok);
           return;
         }
@@ -978,6 +981,14 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
   judgeUnion(c, false);
   if (tType(c) == T_SEMI) judgeStacked(c);
   else if (quoteCtx) statementAfterBreakout(c);
+}
+
+/** HAVING at k, then a number, string, variable, group or call. */
+function havingClause(k: i32): bool {
+  if (!wordIs(k, 'having')) return false;
+  const m = sig(k + 1);
+  const t = tType(m);
+  return t == T_NUM || t == T_STR || t == T_VAR || t == T_LP || isCall(m);
 }
 
 function endTailOrWord(k: i32): bool {
