@@ -33,6 +33,11 @@ const MAX_WORD = 32; // command names are short; a longer run is not one
   return c == 39 || c == 34;
 }
 
+/** A unit the shell drops inside a command word: a quote (c'a't) or a backslash (c\at runs cat). */
+@inline function dropped(c: u32): bool {
+  return c == 39 || c == 34 || c == 92;
+}
+
 @inline function wordChar(c: u32): bool {
   return isAlnum(c) || c == 95 || c == 45 || c == 46;
 }
@@ -51,7 +56,8 @@ function commandAt(i: i32): bool {
   // however many: the shell skips them all ("; " + 100 spaces + "cat" runs cat)
   while (i < n) {
     const c = at(t, i);
-    if (!(blank(c) || isQuote(c))) break;
+    // (and a backslash before a letter: the shell drops it, "\\cat" runs cat)
+    if (!(blank(c) || isQuote(c) || (c == 92 && i + 1 < n && isAlpha(at(t, i + 1))))) break;
     i++;
   }
   // a path: its last segment is the command (/usr/bin/id, c:\windows\system32\cmd.exe is not
@@ -70,13 +76,13 @@ function commandAt(i: i32): bool {
   let letters = 0;
   quoted = false;
   while (e < k && e - s < MAX_WORD + 8) {
-    if (isQuote(at(t, e))) quoted = true;
+    if (dropped(at(t, e))) quoted = true;
     else letters++;
     e++;
   }
   // a trailing quote closes the value's own string, it is not part of the word
   while (e > s && isQuote(at(t, e - 1))) e--;
-  if (letters == 0 || letters > MAX_WORD || !isAlpha(at(t, s))) return false;
+  if (letters == 0 || letters > MAX_WORD || !isAlpha(at(t, at(t, s) == 92 && s + 1 < e ? s + 1 : s))) return false;
   cmdS = s;
   cmdE = e;
   absolute = at(t, i) == 47; // the command came as an absolute path (/bin/ls)
@@ -84,12 +90,12 @@ function commandAt(i: i32): bool {
   return true;
 }
 
-// Units of a command word (wordChar: 1) or a quote inside it (isQuote: 2), by table.
+// Units of a command word (wordChar: 1) or a quote or backslash inside it (dropped: 2), by table.
 const WORD_OR_QUOTE = memory.data(128);
 
 /** Fills the command detector's table (init). */
 export function initCmdTables(): void {
-  for (let c: u32 = 0; c < 128; c++) store<u8>(WORD_OR_QUOTE + c, wordChar(c) ? 1 : isQuote(c) ? 2 : 0);
+  for (let c: u32 = 0; c < 128; c++) store<u8>(WORD_OR_QUOTE + c, wordChar(c) ? 1 : dropped(c) ? 2 : 0);
 }
 let quoted = false; // the word holds quotes (c'a't)
 let glued = false;
@@ -99,24 +105,28 @@ let absolute = false;
 /** The command word [cmdS, cmdE) names a rule of `kind`, quotes inside it ignored; the rule, or -1. */
 function commandRule(kind: i32): i32 {
   if (!quoted) return ruleWithWord(kind, txt, cmdS, cmdE - cmdS);
-  // copy the word without quotes into a small buffer of units for the lookup
+  return ruleWithWord(kind, WORD, 0, strippedWord());
+}
+
+/** Copies the command word without its quotes and backslashes into WORD; its length. */
+function strippedWord(): i32 {
   let n = 0;
   for (let k = cmdS; k < cmdE && n < MAX_WORD; k++) {
     const c = at(txt, k);
-    if (isQuote(c)) continue;
+    if (dropped(c)) continue;
     store<u16>(WORD + (<usize>n << 1), <u16>c);
     n++;
   }
-  return ruleWithWord(kind, WORD, 0, n);
+  return n;
 }
 const WORD = memory.data(MAX_WORD * 2 + 16);
 
 /** After the command word: something only a shell reads (not the end of the value, not a word of prose). */
-function shellArgument(e: i32, sep: u32): bool {
+function shellArgument(e: i32, sep: u32, sepAt: i32): bool {
   let i = e;
   let spaced = false;
   while (i < len && blank(at(txt, i))) { i++; spaced = true; }
-  if (i >= len) return false;
+  if (i >= len) return glued && lastCommand(sepAt, sep);
   const c = at(txt, i);
   // a markdown table cell: "| id |"
   if (sep == 124 && spaced && c == 124) return false;
@@ -138,6 +148,26 @@ function shellArgument(e: i32, sep: u32): bool {
   // a drive: c:\ or c:/
   if (isAlpha(c) && i + 2 < len && at(txt, i + 1) == 58 && (at(txt, i + 2) == 92 || at(txt, i + 2) == 47)) return true;
   return false;
+}
+
+/**
+ * A listed command glued to the separator at sepAt ends the value (";id", "127.0.0.1|id",
+ * "x&&ls"): the probe of an injection. Not after a plain word and a single ';' '|' '&' or a
+ * line break, which is how lists are written ("dog;cat", "name|id", "search&find", one word a line).
+ */
+function lastCommand(sepAt: i32, sep: u32): bool {
+  const double = sepAt + 1 < len && at(txt, sepAt + 1) == sep && sep != 59;
+  // the word itself, not the end of a relative path (";etc/passwd")
+  if (cmdS != sepAt + (double ? 2 : 1)) return false;
+  if (double) return true;
+  // the unit before the separator, then the run of letters it ends
+  if (sepAt == 0) return true;
+  let k = sepAt;
+  while (k > 0 && isAlpha(at(txt, k - 1)) && sepAt - k < 64) k--;
+  if (k == sepAt) return true; // a digit, dot, quote, bracket, ... before it: not a word
+  if (k == 0) return false;
+  const b = at(txt, k - 1);
+  return !(blank(b) || b == 59 || b == 124 || b == 38 || b == 44 || b == 10 || b == 13 || b == 9);
 }
 
 function hit(r: i32, s: i32, e: i32): void {
@@ -165,7 +195,7 @@ function separators(): void {
     }
     // a separator no command can follow: on to the next one that may start one (runs of them
     // read eight units at a time)
-    if (i + 1 < len && !mayStartAfter(sep, at(txt, i + 1))) {
+    if (i + 1 < len && !mayStartAfter(sep, i)) {
       i = nextCandidate(i + 1);
       if (i >= len) return;
       sep = at(txt, i);
@@ -173,8 +203,9 @@ function separators(): void {
     // markdown code fences: the lines of a fenced block are documentation, not input to a shell
     while (fenceAt < i) { inFence = !inFence; fenceAt = nextFence(fenceAt + 3); }
     if (sep == 10 && inFence) { i++; continue; }
-    // a line of prose starts with a capital and a small letter ("That ..."): no command
-    if (sep == 10 && i + 2 < len && at(txt, i + 1) - 65 < 26 && at(txt, i + 2) - 97 < 26) { i++; continue; }
+    // a line of prose starts with a capitalised word ("That ..."): no command (a word in mixed
+    // case, "HoStNaMe", is no prose: Windows runs it)
+    if (sep == 10 && capitalised(i + 1)) { i++; continue; }
     let j = i + 1;
     if ((sep == 38 || sep == 124) && j < len && at(txt, j) == sep) {
       j++; // && ||
@@ -189,7 +220,7 @@ function separators(): void {
     }
     // a command starts with a letter or '/', after white space, quotes or '+': a quick "no" for &# |= ;)
     const c0: u32 = j < len ? at(txt, j) : 0;
-    if (!commandStart(c0)) {
+    if (!commandStart(c0) && !slashedLetter(j)) {
       // past c0 too, unless it is a separator itself ("&#&#...": one step per '&', no search)
       i = c0 == 59 || c0 == 38 || c0 == 124 || c0 == 10 ? j : j + 1;
       continue;
@@ -206,21 +237,29 @@ function separators(): void {
     // after the run, a unit that is neither a word character, a quote nor '/': no command there
     // (commandAt would say so after the same walk; "; ; ; ...")
     if (t > j && (t >= len || !startsCommandWord(at(txt, t)))) { i = t; continue; }
+    // a backslash before a letter: the shell drops it (commandAt's walk skips it too; ";\\x" repeated)
+    if (t + 1 < len && at(txt, t) == 92 && isAlpha(at(txt, t + 1))) t++;
     if (t < len && isAlpha(at(txt, t))) {
-      const k = glancedWord(t);
+      let k = glancedWord(t);
+      // (or one with backslashes the shell drops: the filters read it without them)
+      const slashed = k < 0 && (k = slashedWord(t)) >= 0;
       if (k >= 0) {
-        // most words after a separator have a length, first and last letter no listed command has
-        if (!mayBeCommand(fRare, fCmd, t, k)) { i = t == j ? refusedRun(k, fRare, fCmd) : k; continue; }
         cmdS = t;
         cmdE = k;
-        quoted = false;
+        // most words after a separator have a length, first and last letter no listed command has
+        if (!(slashed ? filterPairMayHave(fRare, fCmd, WORD, 0, strippedWord()) : mayBeCommand(fRare, fCmd, t, k))) {
+          i = refusedRun(k, fRare, fCmd);
+          continue;
+        }
+        quoted = slashed;
         absolute = false;
         glued = t == j;
         glance = true;
       }
     }
     if (glance || commandAt(j)) {
-      if (!glance && !quoted && !mayBeCommand(fRare, fCmd, cmdS, cmdE)) {
+      // (a word with quotes or backslashes: the filters read it as the shell does, without them)
+      if (!glance && !(quoted ? filterPairMayHave(fRare, fCmd, WORD, 0, strippedWord()) : mayBeCommand(fRare, fCmd, cmdS, cmdE))) {
         i = cmdE > j ? cmdE : j;
         continue;
       }
@@ -228,7 +267,7 @@ function separators(): void {
       if (r < 0 && rCmd) {
         r = commandRule(K_SHELL_COMMAND);
         // a listed command given by its absolute path (/usr/bin/id) needs no argument
-        if (r >= 0 && !absolute && !shellArgument(cmdE, sep)) r = -1;
+        if (r >= 0 && !absolute && !shellArgument(cmdE, sep, i)) r = -1;
       }
       if (r >= 0) { hit(r, i, cmdE); return; }
       i = cmdE > j ? cmdE : j;
@@ -251,8 +290,28 @@ function separators(): void {
     else break;
   }
   const d: u32 = k < len ? at(txt, k) : 0;
-  if (k - j <= MAX_WORD && d != 47 && !isQuote(d) && !(d < 128 && load<u8>(WORD_OR_QUOTE + d) == 1)) return k;
+  if (k - j <= MAX_WORD && d != 47 && !(d < 128 && load<u8>(WORD_OR_QUOTE + d) != 0)) return k;
   return -1;
+}
+
+/**
+ * The word at j (a letter there) when it holds backslashes, no quote and no '/', and ends at a
+ * unit that is no word unit, quote, backslash or '/': the word commandAt would find (the shell
+ * drops the backslashes: c\\at is cat). Its end, or -1.
+ */
+function slashedWord(j: i32): i32 {
+  let k = j + 1;
+  let slashes = false;
+  while (k < len && k - j <= MAX_WORD) {
+    const c = at(txt, k);
+    if (c < 128 && load<u8>(WORD_OR_QUOTE + c) == 1) { k++; continue; }
+    if (c == 92) { slashes = true; k++; continue; }
+    break;
+  }
+  if (!slashes || k - j > MAX_WORD) return -1;
+  const d: u32 = k < len ? at(txt, k) : 0;
+  if (d == 47 || (d < 128 && load<u8>(WORD_OR_QUOTE + d) != 0)) return -1;
+  return k;
 }
 
 /** A command word or path can start at c (commandAt's walk goes on there): a word character, a quote or '/'. */
@@ -274,29 +333,60 @@ function separators(): void {
 function refusedRun(k: i32, fRare: usize, fCmd: usize): i32 {
   while (k + 1 < len) {
     const s = at(txt, k);
-    if (!(s == 59 || s == 38 || s == 124) || !isAlpha(at(txt, k + 1))) break;
-    const e = glancedWord(k + 1);
-    if (e < 0 || mayBeCommand(fRare, fCmd, k + 1, e)) break;
+    if (!(s == 59 || s == 38 || s == 124)) break;
+    // the word glued to it, or after a backslash the shell drops (";x;x...", ";\\x;\\x...")
+    const w = slashedLetter(k + 1) ? k + 2 : k + 1;
+    if (!isAlpha(at(txt, w))) break;
+    let e = glancedWord(w);
+    if (e >= 0) {
+      if (mayBeCommand(fRare, fCmd, w, e)) break;
+    } else {
+      // (a word with backslashes, read without them: ";x\\;x\\...")
+      e = slashedWord(w);
+      if (e < 0) break;
+      cmdS = w;
+      cmdE = e;
+      if (filterPairMayHave(fRare, fCmd, WORD, 0, strippedWord())) break;
+    }
     k = e;
   }
   return k;
 }
 
-/** A command can start at a unit c after a separator: a letter, '/', ' ', tab, '+', a quote (the vector step of nextCandidate tests the same set). */
+/** A capital, then small letters only to the end of the word at j (at most MAX_WORD read). */
+function capitalised(j: i32): bool {
+  if (!(j + 1 < len && at(txt, j) - 65 < 26 && at(txt, j + 1) - 97 < 26)) return false;
+  let k = j + 2;
+  while (k < len && k - j <= MAX_WORD) {
+    const c = at(txt, k);
+    if (c - 65 < 26) return false;
+    if (c - 97 >= 26) break;
+    k++;
+  }
+  return true;
+}
+
+/** A command can start at a unit c after a separator: a letter, '/', ' ', tab, '+', a quote (the vector step of nextCandidate tests the same set, and slashedLetter). */
 @inline function commandStart(c: u32): bool {
   return isAlpha(c) || c == 47 || blank(c) || isQuote(c);
 }
 
-/** The unit d after separator s may start a command, or is the separator's double (&& ||). */
-@inline function mayStartAfter(s: u32, d: u32): bool {
-  return commandStart(d) || (d == s && (s == 38 || s == 124));
+/** A backslash and a letter at j: the shell drops the backslash ("\\cat" runs cat). */
+@inline function slashedLetter(j: i32): bool {
+  return j + 1 < len && at(txt, j) == 92 && isAlpha(at(txt, j + 1));
+}
+
+/** The units after the separator at i may start a command, or are the separator's double (&& ||). */
+@inline function mayStartAfter(s: u32, i: i32): bool {
+  const d = at(txt, i + 1);
+  return commandStart(d) || (d == s && (s == 38 || s == 124)) || slashedLetter(i + 1);
 }
 
 /**
  * The next separator at or after i that the loop above must look at, or len: one followed by a
- * unit a command can start with (a letter, '/', ' ', tab, '+', a quote) or by its own double
+ * unit a command can start with (a letter, '/', ' ', tab, '+', a quote, a backslash) or by its own double
  * (&& ||). Runs of separators are read eight units at a time ("\n#;\n#;...": one step of the loop
- * per separator cost more than the rest of the scan); a separator in the last eight units is
+ * per separator cost more than the rest of the scan); a separator in the last nine units is
  * returned as it is, and the loop's own checks judge it.
  */
 function nextCandidate(i: i32): i32 {
@@ -309,9 +399,9 @@ function nextCandidate(i: i32): i32 {
     }
     // the separator found, by itself first (a lone one needs no vector step)
     if (i + 1 >= n) return i;
-    if (mayStartAfter(at(txt, i), at(txt, i + 1))) return i;
+    if (mayStartAfter(at(txt, i), i)) return i;
     i++;
-    while (i + 9 <= n) {
+    while (i + 10 <= n) {
       const q = txt + (<usize>i << 1);
       const a = v128.load(q);
       const b = v128.load(q, 2);
@@ -324,12 +414,15 @@ function nextCandidate(i: i32): i32 {
         v128.or(i16x8.eq(b, i16x8.splat(9)), i16x8.eq(b, i16x8.splat(43)))),
         v128.or(v128.or(i16x8.eq(b, i16x8.splat(39)), i16x8.eq(b, i16x8.splat(34))),
           v128.and(i16x8.eq(b, a), v128.or(amp, bar))));
-      const m = i16x8.bitmask(v128.and(sep, v128.or(letter, other)));
+      // a backslash before a letter ("\\cat": the shell drops it)
+      const c = v128.load(q, 4);
+      const slashed = v128.and(i16x8.eq(b, i16x8.splat(92)), i16x8.le_u(i16x8.sub(v128.or(c, i16x8.splat(32)), i16x8.splat(97)), i16x8.splat(25)));
+      const m = i16x8.bitmask(v128.and(sep, v128.or(v128.or(letter, other), slashed)));
       if (m != 0) return i + <i32>ctz(m);
       i += 8;
     }
     // the last units: the next separator as it is (the loop's own checks judge it)
-    if (i + 9 > n) return findP(txt, i, n, P_CMD, 59, 38, 124, 10);
+    if (i + 10 > n) return findP(txt, i, n, P_CMD, 59, 38, 124, 10);
   }
   return n;
 }

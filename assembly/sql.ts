@@ -1490,6 +1490,11 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
       // white space without a line break, then the end or a unit that starts no word and no
       // comment: the walk would answer "no" there, and note nothing (it passes no CR or LF)
       // ("; ; ; ...": one walk per ';' cost most of the scan)
+      // a unit next that starts no word, comment or white space: the walk's answer at once (";\\x")
+      if (a + 1 < n) {
+        const c = at(txt, a + 1);
+        if (!(isGap(c) || c == 35 || c == 45 || c == 47 || wordStart(c))) { i = a + 1; continue; }
+      }
       if (a + 1 < n && sqlBlank(at(txt, a + 1))) {
         let k = a + 2;
         while (k < n && sqlBlank(at(txt, k))) k++;
