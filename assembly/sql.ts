@@ -1053,6 +1053,7 @@ const SQL_CLASSES = C_ALPHA | C_SQ | C_DQ | C_BQ | C_SEMI | C_EQ | C_LP | C_RP |
 const WINDOW = 12; // tokens of an anchored window: 2 before the anchor, the rest after
 const CONTEXT_WINDOW = 64; // tokens judged after a breakout
 const MAX_WINDOW = 256; // anchored windows grow up to this while anchors keep falling inside them
+const LONG_TOKEN = 256; // units: a token longer than this at a window's end is not read again by the next window
 const TOKBUF = memory.data((MAX_WINDOW + 8) * TOK); // windows are bounded, so one static token buffer serves
 
 // The white space run tokenBefore last walked back over: it ends at gapEnd and starts at
@@ -1515,6 +1516,12 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
       lastLexEnd = lexEnd;
       contextFree(true);
       covered = lexEnd >= len ? len : (ntok > 4 ? tStart(ntok - 4) : lexEnd);
+      // the last tokens are read again by the next window, with what follows them; not the
+      // inside of a long one (a string or comment running far): each window re-read it up to
+      // its far end ("\\'" and 127 '=1' repeated before one closing quote: quadratic)
+      for (let k = ntok > 4 ? ntok - 4 : ntok; k < ntok; k++) {
+        if (tEnd(k) - tStart(k) > LONG_TOKEN && tEnd(k) > covered) covered = tEnd(k);
+      }
       if (covered <= a) covered = a + 1;
     }
     // anchors inside the judged window need no window of their own

@@ -31,7 +31,20 @@ const CASES = [
   ['separators before long paths (command)', rep('|' + '/'.repeat(1000) + 'x', MB)],
   ["substitutions before long runs of quotes (command)", rep('$(' + "'".repeat(1000) + 'x)', MB)],
   ['one separator before a megabyte of white space, quotes and slashes (command)', ';' + rep(" '+\t/", MB) + 'cat /etc/passwd'],
+  // 4 MB (the old engine took about 8 s at 2 MB and four times that at 4 MB): each SQL window
+  // ended on a string or line comment running to the far end, and the next window, starting
+  // inside it, read it again to that end
+  ['strings opened at the end of every window, closed once at the far end (SQL windows)',
+    sqlWindows("\\'", "'", 4 * MB - 4096)],
+  ['line comments opened at the end of every window, ended once at the far end (SQL windows)',
+    sqlWindows('#', '\n', 4 * MB - 4096)],
 ];
+
+// 256-token SQL windows (the 302 '=1' first align them), each ending on `open`, `close` once at the end
+function sqlWindows(open, close, n) {
+  const seg = 'xx' + '=1'.repeat(126) + open;
+  return 'xx' + '=1'.repeat(302) + open + seg.repeat(Math.floor(n / seg.length)) + close + ' x'.repeat(400);
+}
 
 describe('walks bounded on dense anchors', () => {
   const engine = new Engine({ maxValueLength: 4 * MB });
