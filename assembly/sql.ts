@@ -146,10 +146,46 @@ function lexNumber(c: u32, s: i32, glued: bool): i32 {
   return k;
 }
 
+// The last long string scan of each quote: from strFrom[q] on, every scan for that quote ends at
+// strTo[q] (the closing quote, or len). A scan steps over '\\' and its next unit and over a
+// doubled quote; past an ordinary unit (neither '\\' nor the quote) every scan that came through
+// it stands on the next unit, so a scan that gets there inside the range ends where the long one
+// ended. Windows that start inside a long string and open another one in it ("\\'" after 127
+// "=1", repeated, closed once at the far end) read it once, not once per window.
+let sqFrom: i32 = -1;
+let sqTo: i32 = 0;
+let dqFrom: i32 = -1;
+let dqTo: i32 = 0;
+const LONG_STRING = 64; // units: shorter scans are not remembered (they would replace a long one)
+
+/** Where the string whose contents start at k, quoted by q (' or "), ends: its closing quote, or len. */
+function stringEnd(q: u32, k: i32): i32 {
+  const from = k;
+  const mf = q == 39 ? sqFrom : dqFrom;
+  const mt = q == 39 ? sqTo : dqTo;
+  while (k < len) {
+    const d = at(txt, k);
+    if (d == 92) { k += 2; continue; }
+    if (d == q) {
+      if (k + 1 < len && at(txt, k + 1) == q) { k += 2; continue; }
+      break;
+    }
+    k++;
+    if (mf >= 0 && k > mf && k <= mt) { k = mt; break; }
+  }
+  if (k > len) k = len;
+  if (k - from > LONG_STRING) {
+    const f = mf >= 0 && k == mt && mf < from ? mf : from;
+    if (q == 39) { sqFrom = f; sqTo = k; } else { dqFrom = f; dqTo = k; }
+  }
+  return k;
+}
+
 /** A -- or # comment at s, to the line's end; returns that end. */
 function lexLineComment(s: i32, glued: bool): i32 {
-  let k = s + 1;
-  while (k < len && at(txt, k) != 10 && at(txt, k) != 13) k++;
+  // (lineEnd: a line searched once, however many windows start inside it and lex a comment
+  // there: "#" after 127 "=1", repeated on one line, was quadratic)
+  const k = s + 1 < len ? lineEnd(s + 1) : len;
   push(T_COMMENT, 1, s, k, glued);
   return k;
 }
@@ -218,16 +254,7 @@ function lex(quote: u32, from: i32, maxTok: i32): void {
         break;
       }
       case A_QUOTE: {
-        let k = i + 1;
-        while (k < len) {
-          const d = at(txt, k);
-          if (d == 92) { k += 2; continue; }
-          if (d == c) {
-            if (k + 1 < len && at(txt, k + 1) == c) { k += 2; continue; }
-            break;
-          }
-          k++;
-        }
+        const k = stringEnd(c, i + 1);
         if (k >= len) { push(T_USTR, <u8>c, s, len, glued); i = len; }
         else { push(T_STR, <u8>c, s, k + 1, glued); i = k + 1; }
         break;
@@ -1053,7 +1080,6 @@ const SQL_CLASSES = C_ALPHA | C_SQ | C_DQ | C_BQ | C_SEMI | C_EQ | C_LP | C_RP |
 const WINDOW = 12; // tokens of an anchored window: 2 before the anchor, the rest after
 const CONTEXT_WINDOW = 64; // tokens judged after a breakout
 const MAX_WINDOW = 256; // anchored windows grow up to this while anchors keep falling inside them
-const LONG_TOKEN = 256; // units: a token longer than this at a window's end is not read again by the next window
 const TOKBUF = memory.data((MAX_WINDOW + 8) * TOK); // windows are bounded, so one static token buffer serves
 
 // The white space run tokenBefore last walked back over: it ends at gapEnd and starts at
@@ -1396,6 +1422,8 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   txt = p;
   len = n;
   eolFrom = -1;
+  sqFrom = -1;
+  dqFrom = -1;
   walkFrom = -1;
   gapEnd = -1;
   chainEnd = -1;
@@ -1516,12 +1544,6 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
       lastLexEnd = lexEnd;
       contextFree(true);
       covered = lexEnd >= len ? len : (ntok > 4 ? tStart(ntok - 4) : lexEnd);
-      // the last tokens are read again by the next window, with what follows them; not the
-      // inside of a long one (a string or comment running far): each window re-read it up to
-      // its far end ("\\'" and 127 '=1' repeated before one closing quote: quadratic)
-      for (let k = ntok > 4 ? ntok - 4 : ntok; k < ntok; k++) {
-        if (tEnd(k) - tStart(k) > LONG_TOKEN && tEnd(k) > covered) covered = tEnd(k);
-      }
       if (covered <= a) covered = a + 1;
     }
     // anchors inside the judged window need no window of their own

@@ -74,6 +74,18 @@ describe('the bounds, as rules', () => {
   const engine = new Engine();
   const rules = (v) => engine.scan(v).map((f) => f.rule);
 
+  it('a UNION inside what an earlier window read as one long string still gets its own window', () => {
+    // the prose anchor ("Union") opens a window that reads the breakout quote as a string running
+    // to the next quote, over 256 units and among the window's last tokens; the real UNION inside
+    // it is judged by a window of its own (an early fix skipped such a token whole). Shifted by a
+    // few tokens, the same shape is missed by every build so far: see bench/README.md
+    // ("Strings read from a prose anchor")
+    const ids = Array.from({ length: 32 }, (_, k) => k + 2).join(',');
+    const value = `Navy Federal Credit Union, San Diego CA 92101' and id not in (${ids})` + ' '.repeat(200) +
+      "union select password,2 from users where name in ('x','y') #";
+    expect(rules(value)).toContain('patterns.sql.union');
+  });
+
   it('a JavaScript breakout: a gap of comments over 512 units counts as the call; a shorter one is read to its end', () => {
     // under the bound the call's '(' decides
     expect(rules("'+alert" + '/**/ '.repeat(90) + '(1)')).toContain('patterns.xss.js-breakout');
