@@ -33,10 +33,6 @@ const MAX_WORD = 32; // command names are short; a longer run is not one
   return c == 39 || c == 34;
 }
 
-/** A unit the shell drops inside a command word: a quote (c'a't) or a backslash (c\at runs cat). */
-@inline function dropped(c: u32): bool {
-  return c == 39 || c == 34 || c == 92;
-}
 
 @inline function wordChar(c: u32): bool {
   return isAlnum(c) || c == 95 || c == 45 || c == 46;
@@ -76,7 +72,7 @@ function commandAt(i: i32): bool {
   let letters = 0;
   quoted = false;
   while (e < k && e - s < MAX_WORD + 8) {
-    if (dropped(at(t, e))) quoted = true;
+    if (isQuote(at(t, e))) quoted = true;
     else letters++;
     e++;
   }
@@ -86,16 +82,16 @@ function commandAt(i: i32): bool {
   cmdS = s;
   cmdE = e;
   absolute = at(t, i) == 47; // the command came as an absolute path (/bin/ls)
-  glued = i == i0; // nothing between the separator and the command (;id)
+  glued = i == i0 || (i == i0 + 1 && at(t, i0) == 92); // nothing (or a dropped backslash) between the separator and the command (;id, ;\\id)
   return true;
 }
 
-// Units of a command word (wordChar: 1) or a quote or backslash inside it (dropped: 2), by table.
+// Units of a command word (wordChar: 1) or a quote inside it (isQuote: 2), by table.
 const WORD_OR_QUOTE = memory.data(128);
 
 /** Fills the command detector's table (init). */
 export function initCmdTables(): void {
-  for (let c: u32 = 0; c < 128; c++) store<u8>(WORD_OR_QUOTE + c, wordChar(c) ? 1 : dropped(c) ? 2 : 0);
+  for (let c: u32 = 0; c < 128; c++) store<u8>(WORD_OR_QUOTE + c, wordChar(c) ? 1 : isQuote(c) ? 2 : 0);
 }
 let quoted = false; // the word holds quotes (c'a't)
 let glued = false;
@@ -105,19 +101,15 @@ let absolute = false;
 /** The command word [cmdS, cmdE) names a rule of `kind`, quotes inside it ignored; the rule, or -1. */
 function commandRule(kind: i32): i32 {
   if (!quoted) return ruleWithWord(kind, txt, cmdS, cmdE - cmdS);
-  return ruleWithWord(kind, WORD, 0, strippedWord());
-}
-
-/** Copies the command word without its quotes and backslashes into WORD; its length. */
-function strippedWord(): i32 {
+  // copy the word without quotes into a small buffer of units for the lookup
   let n = 0;
   for (let k = cmdS; k < cmdE && n < MAX_WORD; k++) {
     const c = at(txt, k);
-    if (dropped(c)) continue;
+    if (isQuote(c)) continue;
     store<u16>(WORD + (<usize>n << 1), <u16>c);
     n++;
   }
-  return n;
+  return ruleWithWord(kind, WORD, 0, n);
 }
 const WORD = memory.data(MAX_WORD * 2 + 16);
 
@@ -151,23 +143,43 @@ function shellArgument(e: i32, sep: u32, sepAt: i32): bool {
 }
 
 /**
- * A listed command glued to the separator at sepAt ends the value (";id", "127.0.0.1|id",
- * "x&&ls"): the probe of an injection. Not after a plain word and a single ';' '|' '&' or a
- * line break, which is how lists are written ("dog;cat", "name|id", "search&find", one word a line).
+ * A listed command glued to the separator at sepAt ends the value, and what comes before the
+ * separator is what an injection leaves there: '&&' or '||' ("x&&ls"), nothing but white space or
+ * quotes from the value's start (";id", "'|id"), a quote, ')' or a backtick right before it
+ * ("x';id", "$(x)|id"), or an IPv4 address ("127.0.0.1|id"). Lists and parameters stay prose:
+ * "dog;cat", "name|email|id", "c++;java", "v1.2;tail", "theme=dark;id", "?download&id".
  */
 function lastCommand(sepAt: i32, sep: u32): bool {
-  const double = sepAt + 1 < len && at(txt, sepAt + 1) == sep && sep != 59;
-  // the word itself, not the end of a relative path (";etc/passwd")
-  if (cmdS != sepAt + (double ? 2 : 1)) return false;
+  const double = sepAt + 1 < len && at(txt, sepAt + 1) == sep && sep != 59 && sep != 10;
+  // the word itself, not the end of a relative path (";etc/passwd"), a dropped backslash aside
+  let w = sepAt + (double ? 2 : 1);
+  if (w < len && at(txt, w) == 92) w++;
+  if (cmdS != w) return false;
   if (double) return true;
-  // the unit before the separator, then the run of letters it ends
-  if (sepAt == 0) return true;
-  let k = sepAt;
-  while (k > 0 && isAlpha(at(txt, k - 1)) && sepAt - k < 64) k--;
-  if (k == sepAt) return true; // a digit, dot, quote, bracket, ... before it: not a word
-  if (k == 0) return false;
-  const b = at(txt, k - 1);
-  return !(blank(b) || b == 59 || b == 124 || b == 38 || b == 44 || b == 10 || b == 13 || b == 9);
+  let b = sepAt;
+  if (sep == 10 && b > 0 && at(txt, b - 1) == 13) b--; // CR LF
+  // from the value's start: white space and quotes only
+  let k = b;
+  while (k > 0 && (blank(at(txt, k - 1)) || isQuote(at(txt, k - 1))) && b - k < 64) k--;
+  if (k == 0) return true;
+  const c = at(txt, b - 1);
+  if (isQuote(c) || c == 41 || c == 96) return true;
+  return ipv4Before(b);
+}
+
+/** The units before e end in a dotted-quad IPv4 address (four groups of 1-3 digits), not inside a longer word or number. */
+function ipv4Before(e: i32): bool {
+  let k = e;
+  for (let g = 0; g < 4; g++) {
+    let d = 0;
+    while (k > 0 && isDigit(at(txt, k - 1)) && d < 3) { k--; d++; }
+    if (d == 0) return false;
+    if (g < 3) {
+      if (k == 0 || at(txt, k - 1) != 46) return false;
+      k--;
+    }
+  }
+  return k == 0 || !(isAlnum(at(txt, k - 1)) || at(txt, k - 1) == 46);
 }
 
 function hit(r: i32, s: i32, e: i32): void {
@@ -203,9 +215,8 @@ function separators(): void {
     // markdown code fences: the lines of a fenced block are documentation, not input to a shell
     while (fenceAt < i) { inFence = !inFence; fenceAt = nextFence(fenceAt + 3); }
     if (sep == 10 && inFence) { i++; continue; }
-    // a line of prose starts with a capitalised word ("That ..."): no command (a word in mixed
-    // case, "HoStNaMe", is no prose: Windows runs it)
-    if (sep == 10 && capitalised(i + 1)) { i++; continue; }
+    // a line of prose starts with a capital and a small letter ("That ..."): no command
+    if (sep == 10 && i + 2 < len && at(txt, i + 1) - 65 < 26 && at(txt, i + 2) - 97 < 26) { i++; continue; }
     let j = i + 1;
     if ((sep == 38 || sep == 124) && j < len && at(txt, j) == sep) {
       j++; // && ||
@@ -240,26 +251,20 @@ function separators(): void {
     // a backslash before a letter: the shell drops it (commandAt's walk skips it too; ";\\x" repeated)
     if (t + 1 < len && at(txt, t) == 92 && isAlpha(at(txt, t + 1))) t++;
     if (t < len && isAlpha(at(txt, t))) {
-      let k = glancedWord(t);
-      // (or one with backslashes the shell drops: the filters read it without them)
-      const slashed = k < 0 && (k = slashedWord(t)) >= 0;
+      const k = glancedWord(t);
       if (k >= 0) {
+        // most words after a separator have a length, first and last letter no listed command has
+        if (!mayBeCommand(fRare, fCmd, t, k)) { i = refusedRun(k, fRare, fCmd); continue; }
         cmdS = t;
         cmdE = k;
-        // most words after a separator have a length, first and last letter no listed command has
-        if (!(slashed ? filterPairMayHave(fRare, fCmd, WORD, 0, strippedWord()) : mayBeCommand(fRare, fCmd, t, k))) {
-          i = refusedRun(k, fRare, fCmd);
-          continue;
-        }
-        quoted = slashed;
+        quoted = false;
         absolute = false;
-        glued = t == j;
+        glued = t == j || (t == j + 1 && at(txt, j) == 92);
         glance = true;
       }
     }
     if (glance || commandAt(j)) {
-      // (a word with quotes or backslashes: the filters read it as the shell does, without them)
-      if (!glance && !(quoted ? filterPairMayHave(fRare, fCmd, WORD, 0, strippedWord()) : mayBeCommand(fRare, fCmd, cmdS, cmdE))) {
+      if (!glance && !quoted && !mayBeCommand(fRare, fCmd, cmdS, cmdE)) {
         i = cmdE > j ? cmdE : j;
         continue;
       }
@@ -294,26 +299,6 @@ function separators(): void {
   return -1;
 }
 
-/**
- * The word at j (a letter there) when it holds backslashes, no quote and no '/', and ends at a
- * unit that is no word unit, quote, backslash or '/': the word commandAt would find (the shell
- * drops the backslashes: c\\at is cat). Its end, or -1.
- */
-function slashedWord(j: i32): i32 {
-  let k = j + 1;
-  let slashes = false;
-  while (k < len && k - j <= MAX_WORD) {
-    const c = at(txt, k);
-    if (c < 128 && load<u8>(WORD_OR_QUOTE + c) == 1) { k++; continue; }
-    if (c == 92) { slashes = true; k++; continue; }
-    break;
-  }
-  if (!slashes || k - j > MAX_WORD) return -1;
-  const d: u32 = k < len ? at(txt, k) : 0;
-  if (d == 47 || (d < 128 && load<u8>(WORD_OR_QUOTE + d) != 0)) return -1;
-  return k;
-}
-
 /** A command word or path can start at c (commandAt's walk goes on there): a word character, a quote or '/'. */
 @inline function startsCommandWord(c: u32): bool {
   return c == 47 || (c < 128 && load<u8>(WORD_OR_QUOTE + c) != 0);
@@ -337,33 +322,11 @@ function refusedRun(k: i32, fRare: usize, fCmd: usize): i32 {
     // the word glued to it, or after a backslash the shell drops (";x;x...", ";\\x;\\x...")
     const w = slashedLetter(k + 1) ? k + 2 : k + 1;
     if (!isAlpha(at(txt, w))) break;
-    let e = glancedWord(w);
-    if (e >= 0) {
-      if (mayBeCommand(fRare, fCmd, w, e)) break;
-    } else {
-      // (a word with backslashes, read without them: ";x\\;x\\...")
-      e = slashedWord(w);
-      if (e < 0) break;
-      cmdS = w;
-      cmdE = e;
-      if (filterPairMayHave(fRare, fCmd, WORD, 0, strippedWord())) break;
-    }
+    const e = glancedWord(w);
+    if (e < 0 || mayBeCommand(fRare, fCmd, w, e)) break;
     k = e;
   }
   return k;
-}
-
-/** A capital, then small letters only to the end of the word at j (at most MAX_WORD read). */
-function capitalised(j: i32): bool {
-  if (!(j + 1 < len && at(txt, j) - 65 < 26 && at(txt, j + 1) - 97 < 26)) return false;
-  let k = j + 2;
-  while (k < len && k - j <= MAX_WORD) {
-    const c = at(txt, k);
-    if (c - 65 < 26) return false;
-    if (c - 97 >= 26) break;
-    k++;
-  }
-  return true;
 }
 
 /** A command can start at a unit c after a separator: a letter, '/', ' ', tab, '+', a quote (the vector step of nextCandidate tests the same set, and slashedLetter). */

@@ -580,11 +580,12 @@ function cmpRight(c: i32): bool {
     return operand(m, false);
   }
   if (wordIs(c, 'between')) {
-    // BETWEEN low AND high: "OR 1 BETWEEN 0 AND 2"
-    if (!chain(m, true)) return false;
+    // BETWEEN low AND high, bounds that are no bare words: "OR 1 BETWEEN 0 AND 2" (not "between
+    // London and Paris")
+    if (!chain(m, false)) return false;
     const a = sig(exprEnd);
     if (!wordIs(a, 'and')) return false;
-    return chain(a + 1, true);
+    return chain(a + 1, false);
   }
   if (wordIs(c, 'sounds')) { if (!wordIs(m, 'like')) return false; m = sig(m + 1); }
   if (tType(c) == T_WORD) {
@@ -607,6 +608,8 @@ function boolExpr(k: i32, strong: bool): bool {
   if (!chain(k, true)) return false;
   const nx = sig(exprEnd);
   if (isCmp(nx)) {
+    // (a bare word before BETWEEN is prose: "Or anytime between 9 and 5")
+    if (wordOnly && wordIs(nx, 'between')) return false;
     if (!cmpRight(nx)) return false;
     return tailOk(sig(exprEnd));
   }
@@ -997,7 +1000,7 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
           (quoteCtx && (t1 == T_WORD || t1 == T_STR || t1 == T_BTICK) && endTailOrWord(sig(n1 + 1))) ||
           // a column after a number, with HAVING and a literal, group or call after it
           // ("1 GROUP BY password HAVING 1=1"; not "1 group by age having fun")
-          (needsBy && (t1 == T_WORD || t1 == T_BTICK) && havingClause(sig(n1 + 1)))) {
+          (wordIs(c, 'group') && by && (t1 == T_WORD || t1 == T_BTICK) && havingClause(sig(n1 + 1)))) {
           hitTok(rb, c, n1 + 1 <= ntok ? n1 + 1 : ntok);
           return;
         }
