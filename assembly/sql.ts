@@ -507,6 +507,9 @@ function unaryEnd(k: i32): i32 {
  * One pass over the window's tokens. Sets exprEnd.
  */
 function caseExpr(k: i32): bool {
+  // WHEN right after CASE, or after its one operand ("case studies, when read, then end" is prose)
+  const m = sig(k + 1);
+  if (!wordIs(m, 'when') && !wordIs(sig(m + 1), 'when')) return false;
   let depth = 0;
   let when = false;
   let then = false;
