@@ -1473,7 +1473,17 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
     // '/*' is found by its '*' (URLs are full of '/', text holds few '*')
     if (punct && nextPunct < i) nextPunct = findP(txt, i, n, P_SQL, 59, 61, 42, 42);
     let a = punct ? nextPunct : n;
-    if (a < n && at(txt, a) == 42 && a > 0 && at(txt, a - 1) == 47) a--;
+    if (a < n && at(txt, a) == 42) {
+      if (a > 0 && at(txt, a - 1) == 47) a--;
+      else if (words >= 0 && !(w < words && load<i32>(sqlAnchors + (<usize>w << 2)) < a)) {
+        // a '*' that opens no comment, no word anchor before it: past it and the '*' after it
+        // ("****": one step per '*' through the anchor tests below cost a third of the scan)
+        let r = a + 1;
+        while (r < n && at(txt, r) == 42) r++;
+        i = r;
+        continue;
+      }
+    }
     if (words < 0) {
       // more word anchors than noted: take every word start as one (bounded by the windows)
       let k = i;
