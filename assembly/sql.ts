@@ -183,9 +183,12 @@ function stringEnd(q: u32, k: i32): i32 {
 
 /** A -- or # comment at s, to the line's end; returns that end. */
 function lexLineComment(s: i32, glued: bool): i32 {
-  // (lineEnd: a line searched once, however many windows start inside it and lex a comment
-  // there: "#" after 127 "=1", repeated on one line, was quadratic)
-  const k = s + 1 < len ? lineEnd(s + 1) : len;
+  // (a short comment by hand; then lineEnd: a line searched once, however many windows start
+  // inside it and lex a comment there: "#" after 127 "=1", repeated on one line, was quadratic)
+  let k = s + 1;
+  const stop = k + 16 < len ? k + 16 : len;
+  while (k < stop && at(txt, k) != 10 && at(txt, k) != 13) k++;
+  if (k == stop && k < len) k = lineEnd(k);
   push(T_COMMENT, 1, s, k, glued);
   return k;
 }
@@ -1170,7 +1173,7 @@ let eolFrom: i32 = -1;
 let eolAt: i32 = 0;
 
 /** The first CR or LF at or after i, or len. */
-function lineEnd(i: i32): i32 {
+@inline function lineEnd(i: i32): i32 {
   if (eolFrom >= 0 && i >= eolFrom && i <= eolAt) return eolAt;
   const k = find2(txt, i, len, 10, 13);
   eolFrom = i;
@@ -1504,17 +1507,20 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
     // a ';' opens a window only before a statement keyword: what else a window there could
     // find (UNION, listed calls, block comments, a comparison) has an anchor of its own
     if (ca == 59 && words >= 0) {
+      // (the walk from the value's end answers "no" and notes nothing)
+      if (a + 1 >= n) { i = a + 1; continue; }
+      const c1 = at(txt, a + 1);
       // a run of ';': a walk from inside it stops at the next ';' with "no" (";;;;...": one loop
       // step per ';' cost most of the scan); on to the run's last ';'
-      if (a + 1 < n && at(txt, a + 1) == 59) {
+      if (c1 == 59) {
         let r = a + 2;
         while (r < n && at(txt, r) == 59) r++;
         i = r - 1;
         continue;
       }
-      // a letter next: the walk would read that word at once, and most have a length, first and last
-      // letter no statement keyword has (";x;x...": one walk per ';' cost most of the scan)
-      if (a + 1 < n && isAlpha(at(txt, a + 1))) {
+      if (isAlpha(c1)) {
+        // a letter next: the walk would read that word at once, and most have a length, first
+        // and last letter no statement keyword has (";x;x...": one walk per ';' cost most of the scan)
         let e = wordEnd(a + 1);
         if (!filterMayHave(stackedFilter, txt, a + 1, e - (a + 1))) {
           // and the ';' right after that word, glued to a word refused too, and so on: the
@@ -1531,21 +1537,19 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
           }
           continue;
         }
-      }
-      // white space without a line break, then the end or a unit that starts no word and no
-      // comment: the walk would answer "no" there, and note nothing (it passes no CR or LF)
-      // ("; ; ; ...": one walk per ';' cost most of the scan)
-      // a unit next that starts no word, comment or white space: the walk's answer at once (";\\x")
-      if (a + 1 < n) {
-        const c = at(txt, a + 1);
-        if (!(isGap(c) || c == 35 || c == 45 || c == 47 || wordStart(c))) { i = a + 1; continue; }
-      }
-      if (a + 1 < n && sqlBlank(at(txt, a + 1))) {
+      } else if (sqlBlank(c1)) {
+        // white space without a line break, then the end or a unit that starts no word and no
+        // comment: the walk would answer "no" there, and note nothing (it passes no CR or LF)
+        // ("; ; ; ...": one walk per ';' cost most of the scan)
         let k = a + 2;
         while (k < n && sqlBlank(at(txt, k))) k++;
         if (k >= n) { i = a + 1; continue; }
         const c = at(txt, k);
         if (!(c == 10 || c == 13 || c == 35 || c == 45 || c == 47 || wordStart(c))) { i = a + 1; continue; }
+      } else if (!(c1 == 10 || c1 == 13 || c1 == 35 || c1 == 45 || c1 == 47 || wordStart(c1))) {
+        // a unit that starts no word, comment or white space: the walk's answer at once (";\\x")
+        i = a + 1;
+        continue;
       }
       if (!(walkMeets(a + 1) ? walkAnswer : stackedWordAfter(a + 1))) { i = a + 1; continue; }
     }
