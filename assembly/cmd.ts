@@ -144,10 +144,13 @@ function shellArgument(e: i32, sep: u32, sepAt: i32): bool {
 
 /**
  * A listed command glued to the separator at sepAt ends the value, and what comes before the
- * separator is what an injection leaves there: '&&' or '||' ("x&&ls"), nothing but white space or
- * quotes from the value's start (";id", "'|id"), a quote, ')' or a backtick right before it
- * ("x';id", "$(x)|id"), or an IPv4 address ("127.0.0.1|id"). Lists and parameters stay prose:
- * "dog;cat", "name|email|id", "c++;java", "v1.2;tail", "theme=dark;id", "?download&id".
+ * separator is what an injection leaves there: nothing but white space or quotes from the value's
+ * start (";id", "'|id"), an IPv4 address (with a port) or a value that is one number ("127.0.0.1|id",
+ * "1;id"), and, for ';' '|' '&' (not a line break), a quote or backtick that leaves the value's
+ * own quotes of that kind unbalanced ("x';id"), a ')' that closes more than was opened, or
+ * '&&' '||' after anything but a plain word. Lists, parameters and prose stay prose: "dog;cat",
+ * "name|email|id", "c++;java", "theme=dark;id", "I love \"C++\";java", ":)|more", "tea&&more".
+ * Reads the value before the separator once (the value's end is reached once).
  */
 function lastCommand(sepAt: i32, sep: u32): bool {
   const double = sepAt + 1 < len && at(txt, sepAt + 1) == sep && sep != 59 && sep != 10;
@@ -155,31 +158,78 @@ function lastCommand(sepAt: i32, sep: u32): bool {
   let w = sepAt + (double ? 2 : 1);
   if (w < len && at(txt, w) == 92) w++;
   if (cmdS != w) return false;
-  if (double) return true;
   let b = sepAt;
   if (sep == 10 && b > 0 && at(txt, b - 1) == 13) b--; // CR LF
-  // from the value's start: white space and quotes only
+  // white space right before the separator
   let k = b;
-  while (k > 0 && (blank(at(txt, k - 1)) || isQuote(at(txt, k - 1))) && b - k < 64) k--;
-  if (k == 0) return true;
-  const c = at(txt, b - 1);
-  if (isQuote(c) || c == 41 || c == 96) return true;
-  return ipv4Before(b);
+  while (k > 0 && blank(at(txt, k - 1))) k--;
+  // from the value's start: white space and quotes only
+  let z = k;
+  while (z > 0 && (blank(at(txt, z - 1)) || isQuote(at(txt, z - 1)))) z--;
+  if (z == 0) return true;
+  if (addressBefore(k)) return true;
+  if (sep == 10) return false;
+  const c = at(txt, k - 1);
+  if (double) return !plainWordBefore(k);
+  if (isQuote(c) || c == 96) return (countBefore(c, k) & 1) == 1;
+  if (c == 41) {
+    // (after a word, number or quote: ":)" and ";)" are faces)
+    let q = k - 1;
+    while (q > 0 && at(txt, q - 1) == 41) q--;
+    if (q == 0 || !(isAlnum(at(txt, q - 1)) || isQuote(at(txt, q - 1)))) return false;
+    return countBefore(41, k) > countBefore(40, k);
+  }
+  return false;
 }
 
-/** The units before e end in a dotted-quad IPv4 address (four groups of 1-3 digits), not inside a longer word or number. */
-function ipv4Before(e: i32): bool {
+/** How many units c lie before e. */
+function countBefore(c: u32, e: i32): i32 {
+  let n = 0;
+  for (let k = 0; k < e; k++) if (at(txt, k) == c) n++;
+  return n;
+}
+
+/** The letters before e are a plain word: they start the value or follow white space or a separator. */
+function plainWordBefore(e: i32): bool {
   let k = e;
+  while (k > 0 && isAlpha(at(txt, k - 1))) k--;
+  if (k == e) return false;
+  if (k == 0) return true;
+  const b = at(txt, k - 1);
+  return blank(b) || b == 59 || b == 124 || b == 38 || b == 44 || b == 10 || b == 13;
+}
+
+/**
+ * The value before e, white space and quotes aside, is a dotted-quad IPv4 address, a port after it
+ * allowed ("127.0.0.1:80"), or one number.
+ */
+function addressBefore(e: i32): bool {
+  let k = e;
+  // a port
+  let p = k;
+  while (p > 0 && isDigit(at(txt, p - 1)) && k - p < 5) p--;
+  if (p < k && p > 0 && at(txt, p - 1) == 58) k = p - 1;
+  const end = k;
+  let dots = 0;
   for (let g = 0; g < 4; g++) {
     let d = 0;
     while (k > 0 && isDigit(at(txt, k - 1)) && d < 3) { k--; d++; }
-    if (d == 0) return false;
+    if (d == 0) break;
     if (g < 3) {
-      if (k == 0 || at(txt, k - 1) != 46) return false;
+      if (k == 0 || at(txt, k - 1) != 46) break;
       k--;
+      dots++;
     }
   }
-  return k == 0 || !(isAlnum(at(txt, k - 1)) || at(txt, k - 1) == 46);
+  if (!(dots == 3 && k < end && isDigit(at(txt, k)))) {
+    // or one number
+    k = e;
+    while (k > 0 && isDigit(at(txt, k - 1))) k--;
+    if (k == e) return false;
+  }
+  // the whole value before it, white space and quotes aside ("servers: 10.0.0.1;host" is prose)
+  while (k > 0 && (blank(at(txt, k - 1)) || isQuote(at(txt, k - 1)))) k--;
+  return k == 0;
 }
 
 function hit(r: i32, s: i32, e: i32): void {

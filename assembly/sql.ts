@@ -510,9 +510,12 @@ function unaryEnd(k: i32): i32 {
  * One pass over the window's tokens. Sets exprEnd.
  */
 function caseExpr(k: i32): bool {
-  // WHEN right after CASE, or after its one operand ("case studies, when read, then end" is prose)
+  // WHEN right after CASE, or after its operand ("CASE ASCII(SUBSTRING(user(),1,1)) WHEN 114",
+  // "CASE 1+1 WHEN 2"; "case studies, when read, then end" is prose: a bare word and a comma)
   const m = sig(k + 1);
-  if (!wordIs(m, 'when') && !wordIs(sig(m + 1), 'when')) return false;
+  if (!wordIs(m, 'when')) {
+    if (wordIs(m, 'case') || !chain(m, true) || !wordIs(sig(exprEnd), 'when')) return false;
+  }
   let depth = 0;
   let when = false;
   let then = false;
