@@ -1009,7 +1009,7 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
           (quoteCtx && (t1 == T_WORD || t1 == T_STR || t1 == T_BTICK) && endTailOrWord(sig(n1 + 1))) ||
           // a column after a number, with HAVING and a literal, group or call after it
           // ("1 GROUP BY password HAVING 1=1"; not "1 group by age having fun")
-          (wordIs(c, 'group') && by && (t1 == T_WORD || t1 == T_BTICK) && havingClause(sig(n1 + 1)))) {
+          (wordIs(c, 'group') && by && (t1 == T_WORD || t1 == T_BTICK) && havingClause(columnsEnd(n1)))) {
           hitTok(rb, c, n1 + 1 <= ntok ? n1 + 1 : ntok);
           return;
         }
@@ -1022,12 +1022,25 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
   else if (quoteCtx) statementAfterBreakout(c);
 }
 
-/** HAVING at k, then a number, string, variable, group or call. */
+/** Past a column list at k (word or `quoted`, then up to 8 more after commas): the next token. */
+function columnsEnd(k: i32): i32 {
+  let m = sig(k + 1);
+  for (let g = 0; g < 8 && tType(m) == T_COMMA; g++) {
+    const c = sig(m + 1);
+    if (!(tType(c) == T_WORD || tType(c) == T_BTICK || tType(c) == T_NUM)) break;
+    m = sig(c + 1);
+  }
+  return m;
+}
+
+/** HAVING at k, then a number, string, variable, group or call, and a comparison. */
 function havingClause(k: i32): bool {
   if (!wordIs(k, 'having')) return false;
   const m = sig(k + 1);
   const t = tType(m);
-  return t == T_NUM || t == T_STR || t == T_VAR || t == T_LP || isCall(m);
+  if (!(t == T_NUM || t == T_STR || t == T_VAR || t == T_LP || isCall(m))) return false;
+  // and a comparison after it ("HAVING 1=1", "HAVING COUNT(*)>1"; not "having 2 items")
+  return chain(m, false) && isCmp(sig(exprEnd));
 }
 
 function endTailOrWord(k: i32): bool {
