@@ -9,7 +9,7 @@
 // white space and the path after it, which end at the next start: no unit is read from two starts.
 
 import { at, lower, isAlpha, isAlnum, isDigit, find4, findP, P_CMD } from './text';
-import { K_SHELL_COMMAND, K_SHELL_RARE, K_SHELL_SUBST, firstRule, enabledRule, ruleWithWord, kindWordFilter, filterPairMayHave } from './rules';
+import { K_SHELL_COMMAND, K_SHELL_RARE, K_SHELL_SUBST, firstRule, enabledRule, ruleWithWord, kindWordFilter, filterMayHave, filterPairMayHave } from './rules';
 import { emit } from './findings';
 import { stripMode, addSpan } from './spans';
 import { C_SEMI, C_AMP, C_PIPE, C_BQ, C_DOLLAR, C_LBRACE, C_SPACE, C_CTRL, C_NUL, C_LT, C_GT, plusIsSpace } from './classes';
@@ -238,6 +238,25 @@ function hit(r: i32, s: i32, e: i32): void {
   emit(r, s, e);
 }
 
+/**
+ * The line at j starts with a word that names a shell-command-rare rule (PowerShell, CertUtil)
+ * followed by white space and an option or a path; sets cmdS, cmdE. Reads at most the word and
+ * the white space after it (a line is judged once).
+ */
+function rareLine(j: i32, fRare: usize): bool {
+  const k = glancedWord(j);
+  if (k < 0 || k >= len || !filterMayHave(fRare, txt, j, k - j)) return false;
+  cmdS = j;
+  cmdE = k;
+  quoted = false;
+  if (commandRule(K_SHELL_RARE) < 0) return false;
+  let a = k;
+  while (a < len && blank(at(txt, a)) && a - k < 64) a++;
+  if (a == k || a >= len) return false;
+  const c = at(txt, a);
+  return (c == 45 && a + 1 < len && isAlnum(at(txt, a + 1))) || c == 47 || c == 92;
+}
+
 /** Separators followed by a command. */
 function separators(): void {
   const rCmd = firstRule(K_SHELL_COMMAND) >= 0;
@@ -265,8 +284,13 @@ function separators(): void {
     // markdown code fences: the lines of a fenced block are documentation, not input to a shell
     while (fenceAt < i) { inFence = !inFence; fenceAt = nextFence(fenceAt + 3); }
     if (sep == 10 && inFence) { i++; continue; }
-    // a line of prose starts with a capital and a small letter ("That ..."): no command
-    if (sep == 10 && i + 2 < len && at(txt, i + 1) - 65 < 26 && at(txt, i + 2) - 97 < 26) { i++; continue; }
+    // a line of prose starts with a capital and a small letter ("That ..."): no command, unless
+    // it is a command prose does not use followed by a shell argument ("PowerShell -enc ...")
+    if (sep == 10 && i + 2 < len && at(txt, i + 1) - 65 < 26 && at(txt, i + 2) - 97 < 26) {
+      if (rRare && rareLine(i + 1, fRare)) { hit(commandRule(K_SHELL_RARE), i, cmdE); return; }
+      i++;
+      continue;
+    }
     let j = i + 1;
     if ((sep == 38 || sep == 124) && j < len && at(txt, j) == sep) {
       j++; // && ||
