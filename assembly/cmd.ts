@@ -240,21 +240,22 @@ function hit(r: i32, s: i32, e: i32): void {
 
 /**
  * The line at j starts with a word that names a shell-command-rare rule (PowerShell, CertUtil)
- * followed by white space and an option or a path; sets cmdS, cmdE. Reads at most the word and
- * the white space after it (a line is judged once).
+ * followed by white space and an option or a path: that rule (cmdS, cmdE set), or -1. Reads at
+ * most the word and the white space after it (a line is judged once).
  */
-function rareLine(j: i32, fRare: usize): bool {
+function rareLine(j: i32, fRare: usize): i32 {
   const k = glancedWord(j);
-  if (k < 0 || k >= len || !filterMayHave(fRare, txt, j, k - j)) return false;
+  if (k < 0 || k >= len || !filterMayHave(fRare, txt, j, k - j)) return -1;
   cmdS = j;
   cmdE = k;
   quoted = false;
-  if (commandRule(K_SHELL_RARE) < 0) return false;
+  const r = commandRule(K_SHELL_RARE);
+  if (r < 0) return -1;
   let a = k;
   while (a < len && blank(at(txt, a)) && a - k < 64) a++;
-  if (a == k || a >= len) return false;
+  if (a == k || a >= len) return -1;
   const c = at(txt, a);
-  return (c == 45 && a + 1 < len && isAlnum(at(txt, a + 1))) || c == 47 || c == 92;
+  return (c == 45 && a + 1 < len && isAlnum(at(txt, a + 1))) || c == 47 || c == 92 ? r : -1;
 }
 
 /** Separators followed by a command. */
@@ -287,7 +288,8 @@ function separators(): void {
     // a line of prose starts with a capital and a small letter ("That ..."): no command, unless
     // it is a command prose does not use followed by a shell argument ("PowerShell -enc ...")
     if (sep == 10 && i + 2 < len && at(txt, i + 1) - 65 < 26 && at(txt, i + 2) - 97 < 26) {
-      if (rRare && rareLine(i + 1, fRare)) { hit(commandRule(K_SHELL_RARE), i, cmdE); return; }
+      const r = rRare ? rareLine(i + 1, fRare) : -1;
+      if (r >= 0) { hit(r, i, cmdE); return; }
       i++;
       continue;
     }

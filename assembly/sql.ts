@@ -146,8 +146,8 @@ function lexNumber(c: u32, s: i32, glued: bool): i32 {
   return k;
 }
 
-// The last long string scan of each quote: from strFrom[q] on, every scan for that quote ends at
-// strTo[q] (the closing quote, or len). A scan steps over '\\' and its next unit and over a
+// The last long string scan of each quote (sqFrom/sqTo for ', dqFrom/dqTo for "): from its
+// From on, every scan for that quote ends at its To (the closing quote, or len). A scan steps over '\\' and its next unit and over a
 // doubled quote; past an ordinary unit (neither '\\' nor the quote) every scan that came through
 // it stands on the next unit, so a scan that gets there inside the range ends where the long one
 // ended. Windows that start inside a long string and open another one in it ("\\'" after 127
@@ -1007,8 +1007,8 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
         const t1 = tType(n1);
         if (t1 == T_NUM || t1 == T_LP || t1 == T_VAR || isCall(n1) ||
           (quoteCtx && (t1 == T_WORD || t1 == T_STR || t1 == T_BTICK) && endTailOrWord(sig(n1 + 1))) ||
-          // a column after a number, with HAVING and a literal, group or call after it
-          // ("1 GROUP BY password HAVING 1=1"; not "1 group by age having fun")
+          // columns after a number, then HAVING, an operand and a comparison
+          // ("1 GROUP BY id,password HAVING 1=1"; not "1 group by age having fun")
           (wordIs(c, 'group') && by && (t1 == T_WORD || t1 == T_BTICK) && havingClause(columnsEnd(n1)))) {
           hitTok(rb, c, n1 + 1 <= ntok ? n1 + 1 : ntok);
           return;
@@ -1495,7 +1495,7 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
     if (a < n && at(txt, a) == 42) {
       if (a > 0 && at(txt, a - 1) == 47) a--;
       else if (words >= 0 && !(w < words && load<i32>(sqlAnchors + (<usize>w << 2)) < a)) {
-        // a '*' that opens no comment, no word anchor before it: past it and the '*' after it
+        // a '*' that opens no comment, no word anchor before it: past it and the run of '*' after it
         // ("****": one step per '*' through the anchor tests below cost a third of the scan)
         let r = a + 1;
         while (r < n && at(txt, r) == 42) r++;
