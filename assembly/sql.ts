@@ -1399,6 +1399,29 @@ function startsLikeSql(): bool {
 
 const QUICK_WINDOW = 8; // tokens lexed first after a quote, to see whether a breakout can start there
 
+// The quote of each kind that the quote contexts read as closing the application's string (the
+// value's first unescaped ' and "), -1 when there is none.
+let sqBreak: i32 = -1;
+let dqBreak: i32 = -1;
+
+/**
+ * The anchored window just lexed read a breakout quote (sqBreak, dqBreak) as opening a string:
+ * the position of that quote, else -1. The quote context read the text after it as SQL, but
+ * only for its own window; what lies past that window and inside this string ("Credit Union, IL
+ * 62701' and id not in (2,...,33) union select ...": the quote context's 64 tokens end inside the
+ * list) would be judged by no window at all.
+ */
+function breakOpened(s: i32): i32 {
+  const q = sqBreak >= s && sqBreak < lexEnd ? sqBreak : dqBreak >= s && dqBreak < lexEnd ? dqBreak : -1;
+  if (q < 0) return -1;
+  for (let k = 0; k < ntok; k++) {
+    const t = tStart(k);
+    if (t == q) return tType(k) == T_STR || tType(k) == T_USTR ? q : -1;
+    if (t > q) break;
+  }
+  return -1;
+}
+
 /**
  * The text after the first quote of this kind, read as leaving a string. A quote followed by an
  * ordinary word ("don't", "O'Brien", "the 'best' deal") starts no breakout: when no UNION or
@@ -1410,6 +1433,7 @@ function quoteContext(q: u32, quick: bool): void {
   ctxQuote = q;
   lex(q, 0, quick ? QUICK_WINDOW : CONTEXT_WINDOW);
   if (tType(0) != T_STR) return;
+  if (q == 39) sqBreak = tEnd(0) - 1; else dqBreak = tEnd(0) - 1;
   if (quick && ntok == QUICK_WINDOW) {
     if (plainAfterQuote()) return;
     lex(q, 0, CONTEXT_WINDOW);
@@ -1452,6 +1476,8 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   walkFrom = -1;
   gapEnd = -1;
   chainEnd = -1;
+  sqBreak = -1;
+  dqBreak = -1;
   // numbers, dates, phone numbers: digits with - . / : + , and spaces cannot hold SQL
   if (n == 0 || (mask & SQL_CLASSES) == 0) return;
   plusSpace = plusIsSpace(mask);
@@ -1481,6 +1507,11 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   let w = 0; // next word anchor
   let win = WINDOW;
   let lastLexEnd = -1;
+  // the second reading of a string opened at a breakout quote (breakOpened): where the window
+  // that opened it left `covered`, and its state, restored once the anchors reach there
+  let reReadEnd = -1;
+  let savedLastLexEnd = -1;
+  let savedWin = WINDOW;
   const words = sqlAnchorsOverflow ? -1 : sqlAnchorCount;
   let i = covered;
   // the next ';' '=' '*' at or after i (i never decreases): searched again only once i has
@@ -1513,6 +1544,13 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
       if (w < words && load<i32>(sqlAnchors + (<usize>w << 2)) < a) a = load<i32>(sqlAnchors + (<usize>w << 2));
     }
     if (a >= n) break;
+    if (reReadEnd >= 0 && a >= reReadEnd) {
+      // past the string read a second time: on as if it had not been
+      covered = reReadEnd;
+      lastLexEnd = savedLastLexEnd;
+      win = savedWin;
+      reReadEnd = -1;
+    }
     const ca = at(txt, a);
     // a '*' that opens no comment anchors nothing (a word anchor before it is still taken:
     // "x union select * from users" skipped its UNION)
@@ -1576,11 +1614,30 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
       const s = windowStart(a);
       // dense anchors (the last window ran into this one): lex more per window
       win = a < lastLexEnd ? (win * 2 > MAX_WINDOW ? MAX_WINDOW : win * 2) : WINDOW;
-      lex(0, s < covered ? covered : s, win);
+      const from = s < covered ? covered : s;
+      lex(0, from, win);
       lastLexEnd = lexEnd;
       contextFree(true);
       covered = lexEnd >= len ? len : (ntok > 4 ? tStart(ntok - 4) : lexEnd);
       if (covered <= a) covered = a + 1;
+      if (reReadEnd >= 0) {
+        // (a window of the second reading ends where the first one's did: the anchors after it
+        // are taken as they would have been)
+        if (covered > reReadEnd) covered = reReadEnd;
+      } else {
+        // a string opened at a breakout quote: the anchors inside it are read a second time,
+        // from that quote on, as the quote context reads them (once per quote kind); the anchor
+        // itself too when it lay inside that string
+        const b = breakOpened(from);
+        if (b >= 0 && b + 1 < covered) {
+          if (b == sqBreak) sqBreak = -1; else dqBreak = -1;
+          reReadEnd = covered;
+          savedLastLexEnd = lastLexEnd;
+          savedWin = win;
+          covered = b + 1;
+          if (b < a) continue;
+        }
+      }
     }
     // anchors inside the judged window need no window of their own
     i = next > covered ? next : covered;

@@ -77,13 +77,28 @@ describe('the bounds, as rules', () => {
   it('a UNION inside what an earlier window read as one long string still gets its own window', () => {
     // the prose anchor ("Union") opens a window that reads the breakout quote as a string running
     // to the next quote, over 256 units and among the window's last tokens; the real UNION inside
-    // it is judged by a window of its own (an early fix skipped such a token whole). Shifted by a
-    // few tokens, the same shape is missed by every build so far: see bench/README.md
-    // ("Strings read from a prose anchor")
+    // it is judged by a window of its own (an early fix skipped such a token whole)
     const ids = Array.from({ length: 32 }, (_, k) => k + 2).join(',');
     const value = `Navy Federal Credit Union, San Diego CA 92101' and id not in (${ids})` + ' '.repeat(200) +
       "union select password,2 from users where name in ('x','y') #";
     expect(rules(value)).toContain('patterns.sql.union');
+  });
+
+  it('a string that an anchored window opens at the breakout quote is read again from that quote', () => {
+    // the quote context reads 64 tokens after the breakout quote and the list fills them; the
+    // window of the prose word "Union" read that quote as opening a string up to ('x', so the real
+    // UNION lay inside a string in every window (missed until 2026-11-22)
+    const ids = Array.from({ length: 32 }, (_, k) => k + 2).join(',');
+    const tail = "union select password,2 from users where name in ('x','y') #";
+    const head = `Teachers Credit Union, Springfield IL 62701' and id not in (${ids})`;
+    expect(rules(head + ' '.repeat(200) + tail)).toContain('patterns.sql.union');
+    expect(rules(head + ' ' + tail)).toContain('patterns.sql.union');
+    // the same with the other quote, and with a time-based call instead of the UNION
+    expect(rules(head.replace("'", '"') + ' ' + tail.replace(/'/g, '"'))).toContain('patterns.sql.union');
+    expect(rules(`Credit Union x' and 1 in (${ids}) and sleep(5) and 'a'='b`)).toContain('patterns.sql.time-based');
+    // prose around it stays clean
+    expect(rules("Credit Union's members can select a plan from the union benefits page (see 1, 2, 3)")).toEqual([]);
+    expect(rules("Our credit union's rate is 5% - union dues don't apply (members only)")).toEqual([]);
   });
 
   it('a JavaScript breakout: a gap of comments over 512 units counts as the call; a shorter one is read to its end', () => {
