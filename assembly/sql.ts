@@ -445,12 +445,19 @@ let ctxQuote: u32 = 0; // quote of the string the value is assumed to sit in (0:
   return ctxQuote != 0 && tType(k) == T_USTR && at(txt, tStart(k)) == ctxQuote;
 }
 
+// The longest unterminated string shortAppString accepts: 3 units, or 32 as the right side of a
+// comparison whose left side is one column word (' OR name='admin: the application's quote closes
+// the value compared; "\"countdown calendar\" and \"disney:" compares nothing and stays prose).
+const APP_STRING_SHORT = 3;
+const APP_STRING_COMPARED = 32;
+let appStringMax = APP_STRING_SHORT;
+
 /** Such a string with (almost) nothing in it: the 'x of ' OR 'x'='x, not the rest of a sentence. */
 function shortAppString(k: i32): bool {
   if (!closedByApp(k)) return false;
   const s = tStart(k) + 1;
   const e = tEnd(k);
-  if (e - s > 3) return false;
+  if (e - s > appStringMax) return false;
   for (let i = s; i < e; i++) if (isSpace(at(txt, i))) return false;
   return true;
 }
@@ -619,7 +626,12 @@ function boolExpr(k: i32, strong: bool): bool {
   if (isCmp(nx)) {
     // (a bare word before BETWEEN is prose: "Or anytime between 9 and 5")
     if (wordOnly && wordIs(nx, 'between')) return false;
-    if (!cmpRight(nx)) return false;
+    // (a column word compared with '=' or LIKE: the value the application's quote closes may be longer)
+    const column = wordOnly && exprEnd == first + 1 && (tType(nx) == T_OP ? tSub(nx) == O_EQ : wordIs(nx, 'like'));
+    appStringMax = column ? APP_STRING_COMPARED : APP_STRING_SHORT;
+    const right = cmpRight(nx);
+    appStringMax = APP_STRING_SHORT;
+    if (!right) return false;
     return tailOk(sig(exprEnd));
   }
   if (wordOnly) return false; // "and true love", "or maybe": a bare word is prose
