@@ -221,17 +221,9 @@ function lex(quote: u32, from: i32, maxTok: i32): void {
   let i = from;
   let glued = false;
   if (quote != 0) {
-    // the string the value was pasted into: up to the first unescaped quote (the next quote or
-    // backslash found eight units at a time)
-    let k = 0;
-    while (k < len) {
-      k = find2(txt, k, len, quote, 92);
-      if (k >= len) break;
-      if (at(txt, k) == 92) { k += 2; continue; }
-      if (k + 1 < len && at(txt, k + 1) == quote) { k += 2; continue; }
-      break;
-    }
-    if (k >= len) { push(T_USTR, 0, 0, len, false); lexEnd = len; return; }
+    // the string the value was pasted into: up to the first unescaped quote (scanSql found it)
+    const k = quote == 39 ? sqAt : dqAt;
+    if (k < 0) { push(T_USTR, 0, 0, len, false); lexEnd = len; return; }
     push(T_STR, 0, 0, k + 1, false);
     i = k + 1;
     glued = true;
@@ -1411,25 +1403,46 @@ function startsLikeSql(): bool {
 
 const QUICK_WINDOW = 8; // tokens lexed first after a quote, to see whether a breakout can start there
 
-// The quote of each kind that the quote contexts read as closing the application's string (the
-// value's first unescaped ' and "), -1 when there is none.
+// The quote of each kind that the quote contexts read as closing the application's string: the
+// value's first unescaped ' and " (sqAt, dqAt; -1 when there is none). sqBreak and dqBreak are the
+// same until a window's second reading from there has been made (then -1: once per quote kind).
+let sqAt: i32 = -1;
+let dqAt: i32 = -1;
 let sqBreak: i32 = -1;
 let dqBreak: i32 = -1;
 
+/** The value's first quote q that neither a backslash nor a doubling escapes, or -1 (eight units at a time). */
+function firstQuote(q: u32): i32 {
+  let k = 0;
+  while (k < len) {
+    k = find2(txt, k, len, q, 92);
+    if (k >= len) break;
+    if (at(txt, k) == 92) { k += 2; continue; }
+    if (k + 1 < len && at(txt, k + 1) == q) { k += 2; continue; }
+    return k;
+  }
+  return -1;
+}
+
 /**
- * The anchored window just lexed read a breakout quote (sqBreak, dqBreak) as opening a string:
- * the position of that quote, else -1. The quote context read the text after it as SQL, but
- * only for its own window; what lies past that window and inside this string ("Credit Union, IL
- * 62701' and id not in (2,...,33) union select ...": the quote context's 64 tokens end inside the
- * list) would be judged by no window at all.
+ * The window just lexed from `s` holds a breakout quote (sqBreak, dqBreak) inside a string,
+ * backtick or comment token: the first such quote, else -1. The quote contexts read the text after
+ * that quote as SQL, but only for their own window; what lies past it and inside this token
+ * ("Credit Union, IL 62701' and id not in (2,...,33) union select ...": the quote context's 64
+ * tokens end inside the list) would be judged by no window at all.
  */
-function breakOpened(s: i32): i32 {
-  const q = sqBreak >= s && sqBreak < lexEnd ? sqBreak : dqBreak >= s && dqBreak < lexEnd ? dqBreak : -1;
-  if (q < 0) return -1;
+function swallowedBreak(s: i32): i32 {
+  const a = swallowed(sqBreak, s);
+  const b = swallowed(dqBreak, s);
+  return a < 0 ? b : b < 0 ? a : a < b ? a : b;
+}
+
+function swallowed(q: i32, s: i32): i32 {
+  if (q < s || q >= lexEnd) return -1;
   for (let k = 0; k < ntok; k++) {
-    const t = tStart(k);
-    if (t == q) return tType(k) == T_STR || tType(k) == T_USTR ? q : -1;
-    if (t > q) break;
+    const t = tType(k);
+    if (tStart(k) > q) break;
+    if (tEnd(k) > q) return t == T_STR || t == T_USTR || t == T_BTICK || t == T_COMMENT ? q : -1;
   }
   return -1;
 }
@@ -1445,7 +1458,6 @@ function quoteContext(q: u32, quick: bool): void {
   ctxQuote = q;
   lex(q, 0, quick ? QUICK_WINDOW : CONTEXT_WINDOW);
   if (tType(0) != T_STR) return;
-  if (q == 39) sqBreak = tEnd(0) - 1; else dqBreak = tEnd(0) - 1;
   if (quick && ntok == QUICK_WINDOW) {
     if (plainAfterQuote()) return;
     lex(q, 0, CONTEXT_WINDOW);
@@ -1495,6 +1507,16 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   plusSpace = plusIsSpace(mask);
   stackedFilter = kindWordFilter(K_SQL_STACKED); // (read by the walks after ';')
   toks = TOKBUF;
+  sqAt = (mask & C_SQ) != 0 ? firstQuote(39) : -1;
+  dqAt = (mask & C_DQ) != 0 ? firstQuote(34) : -1;
+  sqBreak = sqAt;
+  dqBreak = dqAt;
+  // the second reading from a breakout quote that a window read inside a string, backtick or
+  // comment (swallowedBreak): where that window left `covered`, and the anchored loop's state
+  // then, restored once the anchors reach there
+  let reReadEnd = -1;
+  let savedLastLexEnd = -1;
+  let savedWin = WINDOW;
   // bare / numeric context at the value start
   ctxQuote = 0;
   let covered = 0;
@@ -1511,19 +1533,25 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   // quote contexts: the text after the first quote of each kind
   // (the quick look only when no value-start window judged a stretch in its own reading:
   // anchored windows skip what an earlier window covered)
-  if ((mask & C_SQ) != 0) quoteContext(39, covered == 0);
-  if ((mask & C_DQ) != 0) quoteContext(34, covered == 0);
+  const quick = covered == 0;
+  if (!quick) {
+    // the value-start window read a breakout quote inside a string or comment ("1' and id not
+    // in (2,...,33) union select ..."): the anchors after it are read again from there
+    const b = swallowedBreak(0);
+    if (b >= 0 && b + 1 < covered) {
+      if (b == sqBreak) sqBreak = -1; else dqBreak = -1;
+      reReadEnd = covered;
+      covered = b + 1;
+    }
+  }
+  if ((mask & C_SQ) != 0) quoteContext(39, quick);
+  if ((mask & C_DQ) != 0) quoteContext(34, quick);
   // anchored windows for the context-free judges: ';' '=' '(' '/*' (found eight units at a time)
   // merged in order with the UNION and function-name positions the literal pass noted
   ctxQuote = 0;
   let w = 0; // next word anchor
   let win = WINDOW;
   let lastLexEnd = -1;
-  // the second reading of a string opened at a breakout quote (breakOpened): where the window
-  // that opened it left `covered`, and its state, restored once the anchors reach there
-  let reReadEnd = -1;
-  let savedLastLexEnd = -1;
-  let savedWin = WINDOW;
   const words = sqlAnchorsOverflow ? -1 : sqlAnchorCount;
   let i = covered;
   // the next ';' '=' '*' at or after i (i never decreases): searched again only once i has
@@ -1632,23 +1660,23 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
       contextFree(true);
       covered = lexEnd >= len ? len : (ntok > 4 ? tStart(ntok - 4) : lexEnd);
       if (covered <= a) covered = a + 1;
-      if (reReadEnd >= 0) {
-        // (a window of the second reading ends where the first one's did: the anchors after it
-        // are taken as they would have been)
-        if (covered > reReadEnd) covered = reReadEnd;
-      } else {
-        // a string opened at a breakout quote: the anchors inside it are read a second time,
-        // from that quote on, as the quote context reads them (once per quote kind); the anchor
-        // itself too when it lay inside that string
-        const b = breakOpened(from);
-        if (b >= 0 && b + 1 < covered) {
-          if (b == sqBreak) sqBreak = -1; else dqBreak = -1;
+      // a breakout quote read inside a string, backtick or comment: the anchors after it are read
+      // a second time, from that quote on, as the quote context reads them (once per quote kind);
+      // the anchor itself too when it lay there. A window of that second reading ends where the
+      // first one's did (the anchors after it are taken as they would have been), unless it
+      // reads the other kind's breakout quote the same way: then from there a third time.
+      const b = swallowedBreak(from);
+      if (reReadEnd >= 0 && covered > reReadEnd) covered = reReadEnd;
+      if (b >= 0 && b + 1 < covered) {
+        if (b == sqBreak) sqBreak = -1; else dqBreak = -1;
+        if (reReadEnd < 0) {
           reReadEnd = covered;
           savedLastLexEnd = lastLexEnd;
           savedWin = win;
-          covered = b + 1;
-          if (b < a) continue;
         }
+        covered = b + 1;
+        lastLexEnd = -1;
+        if (b < a) continue;
       }
     }
     // anchors inside the judged window need no window of their own

@@ -84,7 +84,7 @@ describe('the bounds, as rules', () => {
     expect(rules(value)).toContain('patterns.sql.union');
   });
 
-  it('a string that an anchored window opens at the breakout quote is read again from that quote', () => {
+  it('what a window reads inside a string or comment after a breakout quote is read again from that quote', () => {
     // the quote context reads 64 tokens after the breakout quote and the list fills them; the
     // window of the prose word "Union" read that quote as opening a string up to ('x', so the real
     // UNION lay inside a string in every window (missed until 2026-11-22)
@@ -96,6 +96,19 @@ describe('the bounds, as rules', () => {
     // the same with the other quote, and with a time-based call instead of the UNION
     expect(rules(head.replace("'", '"') + ' ' + tail.replace(/'/g, '"'))).toContain('patterns.sql.union');
     expect(rules(`Credit Union x' and 1 in (${ids}) and sleep(5) and 'a'='b`)).toContain('patterns.sql.time-based');
+    // the double quote's breakout with single quotes in its SQL (the single quote's breakout is
+    // not read inside any string there)
+    expect(rules(`Credit Union x" and id not in (${ids}) union select password,2 from users where name<>'a'#`)).toContain('patterns.sql.union');
+    expect(rules(`Credit Union x" and id not in (${ids}) and sleep(5) and 'a'<>'b'#`)).toContain('patterns.sql.time-based');
+    // the value-start window reads the breakout as a string to the value's end
+    expect(rules(`1' and id not in (${ids}) union select password,2 from users#`)).toContain('patterns.sql.union');
+    expect(rules(`1' and id not in (${ids}); drop table users#`)).toContain('patterns.sql.stacked-query');
+    expect(rules(`5 "x' and id not in (${ids}) union select password,2 from users#`)).toContain('patterns.sql.union');
+    // the breakout inside a string of the other quote, a backtick, a line comment, an unclosed comment
+    const after = ` and id not in (${ids}) union select password,2 from users#`;
+    for (const lead of ['Credit Union "x\'', 'Credit Union `x\'', 'Credit Union #5, x\'', 'Credit Union /* x\'']) {
+      expect(rules(lead + after)).toContain('patterns.sql.union');
+    }
     // prose around it stays clean
     expect(rules("Credit Union's members can select a plan from the union benefits page (see 1, 2, 3)")).toEqual([]);
     expect(rules("Our credit union's rate is 5% - union dues don't apply (members only)")).toEqual([]);
