@@ -118,7 +118,7 @@ function shellArgument(e: i32, sep: u32, sepAt: i32): bool {
   let i = e;
   let spaced = false;
   while (i < len && blank(at(txt, i))) { i++; spaced = true; }
-  if (i >= len) return glued ? lastCommand(sepAt, sep) : strongBefore(sepAt, sep, true);
+  if (i >= len) return glued ? lastCommand(sepAt, sep) : strongBefore(sepAt, sep);
   const c = at(txt, i);
   // a markdown table cell: "| id |"
   if (sep == 124 && spaced && c == 124) return false;
@@ -141,27 +141,24 @@ function shellArgument(e: i32, sep: u32, sepAt: i32): bool {
   if (isAlpha(c) && i + 2 < len && at(txt, i + 1) == 58 && (at(txt, i + 2) == 92 || at(txt, i + 2) == 47)) return true;
   // a plain word, or punctuation prose also writes ("; cat food", "ps aux", "id #"): only where
   // nothing but an injection's lead stands before the separator
-  return strongBefore(sepAt, sep, false);
+  return strongBefore(sepAt, sep);
 }
 
 /**
- * Before the separator at sepAt stands only what an injection leaves there: nothing but white
- * space and quotes from the value's start ("; ps aux", "| id"), or, when the command ends the
- * value, one IPv4 address ("127.0.0.1; id", "'127.0.0.1' | id"). Then a listed command right after
- * the separator counts. Left out: a line break (a text that starts with an empty line may go on
- * with "type", "more" or "find" as prose), a single '&' at the start ("& more"), and words after
- * an address ("1.2.3.4; host unreachable").
+ * Before the separator at sepAt (';', '&&' or '||') stands nothing but white space and quotes from
+ * the value's start: then a listed command right after it counts whatever follows it ("; ps aux").
+ * Left out: a line break (a text that starts with an empty line may go on with "type", "more" or
+ * "find" as prose), a single '&' ("& more") and a single '|' (a markdown table row: "| file size |").
  */
-function strongBefore(sepAt: i32, sep: u32, atEnd: bool): bool {
+function strongBefore(sepAt: i32, sep: u32): bool {
   if (sep == 10) return false;
-  // the command is the first thing after the separator (white space, quotes and a path aside)
   const double = sepAt + 1 < len && at(txt, sepAt + 1) == sep;
+  if ((sep == 38 || sep == 124) && !double) return false;
+  // the command is the first thing after the separator (white space, quotes and a path aside)
   let w = sepAt + (double ? 2 : 1);
   while (w < len && (blank(at(txt, w)) || isQuote(at(txt, w)) || at(txt, w) == 92)) w++;
   if (w < cmdS && at(txt, w) != 47) return false;
-  const k = leadBefore(sepAt);
-  if (k == 0) return !(sep == 38 && !double);
-  return atEnd && isDigit(at(txt, k - 1)) && addressBefore(k) && dottedBefore(k);
+  return leadBefore(sepAt) == 0;
 }
 
 /** Where the value before the separator at b ends, white space and quotes before the separator aside. */
@@ -169,13 +166,6 @@ function leadBefore(b: i32): i32 {
   let k = b;
   while (k > 0 && (blank(at(txt, k - 1)) || isQuote(at(txt, k - 1)))) k--;
   return k;
-}
-
-/** The digits before e follow a '.' (an IPv4 address, not one number: "3; cat food" stays prose). */
-function dottedBefore(e: i32): bool {
-  let k = e;
-  while (k > 0 && (isDigit(at(txt, k - 1)) || at(txt, k - 1) == 58)) k--;
-  return k > 0 && at(txt, k - 1) == 46;
 }
 
 /**

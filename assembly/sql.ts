@@ -438,11 +438,20 @@ let ctxQuote: u32 = 0; // quote of the string the value is assumed to sit in (0:
 }
 
 // The longest unterminated string shortAppString accepts: 3 units, or 32 as the right side of a
-// comparison whose left side is one column word (' OR name='admin: the application's quote closes
-// the value compared; "\"countdown calendar\" and \"disney:" compares nothing and stays prose).
+// comparison by '=' (or LIKE with a '%' in the pattern) whose left side is one column word
+// (' OR name='admin: the application's quote closes the value compared; "Both teams' and fans
+// like 'Liverpool" is prose; "\"countdown calendar\" and \"disney:" compares nothing and stays prose).
 const APP_STRING_SHORT = 3;
 const APP_STRING_COMPARED = 32;
 let appStringMax = APP_STRING_SHORT;
+
+/** Token k is a string that holds a LIKE wildcard '%' ("fans like 'Liverpool" is prose). */
+function likePattern(k: i32): bool {
+  const t = tType(k);
+  if (t != T_STR && t != T_USTR) return false;
+  for (let i = tStart(k) + 1; i < tEnd(k); i++) if (at(txt, i) == 37) return true;
+  return false;
+}
 
 /** Such a string with (almost) nothing in it: the 'x of ' OR 'x'='x, not the rest of a sentence. */
 function shortAppString(k: i32): bool {
@@ -619,7 +628,7 @@ function boolExpr(k: i32, strong: bool): bool {
     // (a bare word before BETWEEN is prose: "Or anytime between 9 and 5")
     if (wordOnly && wordIs(nx, 'between')) return false;
     // (a column word compared with '=' or LIKE: the value the application's quote closes may be longer)
-    const column = wordOnly && exprEnd == first + 1 && (tType(nx) == T_OP ? tSub(nx) == O_EQ : wordIs(nx, 'like'));
+    const column = wordOnly && exprEnd == first + 1 && (tType(nx) == T_OP ? tSub(nx) == O_EQ : wordIs(nx, 'like') && likePattern(sig(nx + 1)));
     appStringMax = column ? APP_STRING_COMPARED : APP_STRING_SHORT;
     const right = cmpRight(nx);
     appStringMax = APP_STRING_SHORT;
