@@ -161,7 +161,7 @@ function strongBefore(sepAt: i32, sep: u32): bool {
   return leadBefore(sepAt) == 0;
 }
 
-/** Where the value before the separator at b ends, white space and quotes before the separator aside. */
+/** Where the text before b ends, the white space and quotes right before b aside. */
 function leadBefore(b: i32): i32 {
   let k = b;
   while (k > 0 && (blank(at(txt, k - 1)) || isQuote(at(txt, k - 1)))) k--;
@@ -190,8 +190,7 @@ function lastCommand(sepAt: i32, sep: u32): bool {
   let k = b;
   while (k > 0 && blank(at(txt, k - 1))) k--;
   // from the value's start: white space and quotes only
-  let z = k;
-  while (z > 0 && (blank(at(txt, z - 1)) || isQuote(at(txt, z - 1)))) z--;
+  const z = leadBefore(k);
   if (z == 0) return true;
   // an address, quotes around it aside ("'127.0.0.1'|id")
   if (addressBefore(z)) return true;
