@@ -12,7 +12,7 @@ import { at, lower, isAlpha, isAlnum, isDigit, find4, findP, P_CMD } from './tex
 import { K_SHELL_COMMAND, K_SHELL_RARE, K_SHELL_SUBST, firstRule, enabledRule, ruleWithWord, kindWordFilter, filterMayHave, filterPairMayHave } from './rules';
 import { emit } from './findings';
 import { stripMode, addSpan } from './spans';
-import { C_SEMI, C_AMP, C_PIPE, C_BQ, C_DOLLAR, C_LBRACE, C_SPACE, C_CTRL, C_NUL, C_LT, C_GT, plusIsSpace } from './classes';
+import { C_SEMI, C_AMP, C_PIPE, C_BQ, C_DOLLAR, C_LBRACE, C_SPACE, C_CTRL, C_NUL, C_LT, C_GT, C_BSLASH, C_COLON, plusIsSpace } from './classes';
 
 let txt: usize = 0;
 let len = 0;
@@ -118,24 +118,44 @@ function shellArgument(e: i32, sep: u32, sepAt: i32): bool {
   let i = e;
   let spaced = false;
   while (i < len && blank(at(txt, i))) { i++; spaced = true; }
-  if (i >= len) return glued ? lastCommand(sepAt, sep) : strongBefore(sepAt, sep);
-  const c = at(txt, i);
+  // the value's end; a shell comment that hides the rest of the line (";id #", not a hashtag:
+  // "; more #fun"); after ';' '&' '|', a line break ("dog & cat\nfish" is a line of a list)
+  const c0: u32 = i < len ? at(txt, i) : 0;
+  if (i >= len || (spaced && c0 == 35 && (i + 1 >= len || blank(at(txt, i + 1)))) || (sep != 10 && (c0 == 10 || c0 == 13))) {
+    return glued ? lastCommand(sepAt, sep) : strongBefore(sepAt, sep);
+  }
+  const c = c0;
   // a markdown table cell: "| id |"
   if (sep == 124 && spaced && c == 124) return false;
   if (c == 45) return i + 1 < len && (isAlnum(at(txt, i + 1)) || at(txt, i + 1) == 45); // -x, --opt
-  // another separator: only when the command is glued to both (;id; |id|), not a list in prose ("our; call; father")
-  if (c == 124 || c == 38 || c == 59) return glued && !spaced;
+  // another separator: only when the command is glued to both and nothing but white space, quotes
+  // or a comment follow that separator (;id; |id| a);id;'), not a list in prose ("our; call;
+  // father"), a column list or a CSV row ("name|email|id|created", "5;start;Dublin")
+  if (c == 124 || c == 38 || c == 59) return (glued && !spaced && listEnds(i)) || strongBefore(sepAt, sep);
   if (c == 47 || c == 92 || c == 126 || c == 36 || c == 62 || c == 60 || c == 96 || isQuote(c) || c == 37) return true;
   if (c == 46) return i + 1 < len && (at(txt, i + 1) == 46 || at(txt, i + 1) == 47 || at(txt, i + 1) == 92);
   if (c == 10 || c == 13) return true;
   if (isDigit(c)) {
-    // a number as the argument (sleep 5, ping 127.0.0.1), not the start of a phrase (sleep 8 hours)
+    // a number as the argument (sleep 5, ping 127.0.0.1), not the start of a phrase (sleep 8 hours);
+    // an address counts as it is, another number only after the value's first separator of its
+    // kind ("db01;10.0.0.3;id 7", "a | b | id 7" are lists), and, with white space after the
+    // separator, only after an injection's lead ("| sleep 5", "127.0.0.1 & sleep 5"; "ref 7; id 99")
     let k = i;
-    while (k < len && (isDigit(at(txt, k)) || at(txt, k) == 46 || at(txt, k) == 58)) k++;
+    let dots = 0;
+    while (k < len && (isDigit(at(txt, k)) || at(txt, k) == 46 || at(txt, k) == 58)) {
+      if (at(txt, k) == 46) dots++;
+      k++;
+    }
+    if (dots < 3 && sep != 10) {
+      if (firstOf(sep) < sepAt) return false;
+    }
+    const ne = k;
     while (k < len && blank(at(txt, k))) k++;
     if (k >= len) return true;
+    // (not '/': "mail 3464/udp"; not a markdown cell: "| id 42 |")
     const d = at(txt, k);
-    return d == 59 || d == 38 || d == 124 || d == 45 || d == 47 || d == 62 || d == 60 || d == 35 || d == 96 || d == 10 || d == 13 || isQuote(d);
+    if (d == 124 && sep == 124 && k > ne) return false;
+    return d == 59 || d == 38 || d == 124 || d == 45 || d == 62 || d == 60 || d == 35 || d == 96 || d == 10 || d == 13 || isQuote(d);
   }
   // a drive: c:\ or c:/
   if (isAlpha(c) && i + 2 < len && at(txt, i + 1) == 58 && (at(txt, i + 2) == 92 || at(txt, i + 2) == 47)) return true;
@@ -144,9 +164,38 @@ function shellArgument(e: i32, sep: u32, sepAt: i32): bool {
   return strongBefore(sepAt, sep);
 }
 
+// The first ';', '&' and '|' of the value, found when first asked for (-2: not yet)
+let firstSemi = -2;
+let firstAmp = -2;
+let firstBar = -2;
+
+/** The first unit sep (';', '&' or '|') of the value: one search per value and kind. */
+function firstOf(sep: u32): i32 {
+  if (sep == 59) { if (firstSemi == -2) firstSemi = find4(txt, 0, len, 59, 59, 59, 59); return firstSemi; }
+  if (sep == 38) { if (firstAmp == -2) firstAmp = find4(txt, 0, len, 38, 38, 38, 38); return firstAmp; }
+  if (firstBar == -2) firstBar = find4(txt, 0, len, 124, 124, 124, 124);
+  return firstBar;
+}
+
+/**
+ * After the separator at i that follows a command (a double '&&' '||' as one): the value ends, or
+ * only quotes, a comment, a line break or another separator come next, white space aside: the
+ * separator ends an injected command, not an item of a list.
+ */
+function listEnds(i: i32): bool {
+  const s = at(txt, i);
+  let k = i + 1;
+  if (k < len && at(txt, k) == s && s != 59) k++;
+  while (k < len && blank(at(txt, k))) k++;
+  if (k >= len) return true;
+  const d = at(txt, k);
+  return isQuote(d) || d == 35 || d == 59 || d == 38 || d == 124 || d == 10 || d == 13 || d == 96;
+}
+
 /**
  * Before the separator at sepAt (';', '&&' or '||') stands nothing but white space and quotes from
- * the value's start: then a listed command right after it counts whatever follows it ("; ps aux").
+ * the value's start, or, before '&&' and '||', an address or a number that is the whole value before
+ * it ("127.0.0.1 && id"): then a listed command right after it counts whatever follows it ("; ps aux").
  * Left out: a line break (a text that starts with an empty line may go on with "type", "more" or
  * "find" as prose), a single '&' ("& more") and a single '|' (a markdown table row: "| file size |").
  */
@@ -158,7 +207,8 @@ function strongBefore(sepAt: i32, sep: u32): bool {
   let w = sepAt + (double ? 2 : 1);
   while (w < len && (blank(at(txt, w)) || isQuote(at(txt, w)) || at(txt, w) == 92)) w++;
   if (w < cmdS && at(txt, w) != 47) return false;
-  return leadBefore(sepAt) == 0;
+  const z = leadBefore(sepAt);
+  return z == 0 || (double && addressBefore(z));
 }
 
 /** Where the text before b ends, the white space and quotes right before b aside. */
@@ -258,10 +308,79 @@ function addressBefore(e: i32): bool {
   return k == 0;
 }
 
+let found = false; // a separator rule was reported for this value
+
 function hit(r: i32, s: i32, e: i32): void {
   if (r < 0) return;
   if (stripMode) return; // the sanitizer strips characters, not findings (see stripAll)
+  found = true;
   emit(r, s, e);
+}
+
+/**
+ * A written line break at i: a backslash and 'n' ("\\n" in JSON), as an application that unescapes
+ * the value reads it ('N' too: command words are matched without regard to case, and so is this).
+ */
+@inline function writtenBreak(i: i32): bool {
+  return i >= 0 && i + 1 < len && at(txt, i) == 92 && (at(txt, i + 1) | 32) == 110;
+}
+
+/**
+ * A written "\n" read as a line break before a command, as an application that unescapes the value
+ * reads it: "\nid\n", "'\n/bin/ls -al\n'". The backslash starts the value or follows white space,
+ * a quote, a separator or another written "\n" (in a Windows path, "C:\ncat\ncat.exe", it follows
+ * ':' or a letter); the command is glued to it, and a rare command counts as it is, a listed one
+ * when given by its absolute path, followed by a shell argument, or ending the value (quotes and
+ * white space aside). Each backslash is looked at once; commandAt's walk stops at the next one.
+ */
+function writtenBreaks(rRare: bool, rCmd: bool): void {
+  let i = 0;
+  while (i + 2 < len) {
+    // (the next backslash by hand when it is right there: "\\n\\n\\n..." would start a search at every one)
+    if (at(txt, i) != 92) i = find4(txt, i, len, 92, 92, 92, 92);
+    if (i + 2 >= len) return;
+    if ((at(txt, i + 1) | 32) != 110) { i++; continue; }
+    const a = at(txt, i + 2);
+    if (!(isAlpha(a) || a == 47)) { i += 2; continue; }
+    const b: u32 = i > 0 ? at(txt, i - 1) : 32;
+    const lead = blank(b) || isQuote(b) || b == 59 || b == 38 || b == 124 || b == 10 || b == 13 || writtenBreak(i - 2);
+    if (lead && commandAt(i + 2) && glued) {
+      let r = rRare ? commandRule(K_SHELL_RARE) : -1;
+      if (r < 0 && rCmd) {
+        r = commandRule(K_SHELL_COMMAND);
+        let k = cmdE;
+        while (k < len && (blank(at(txt, k)) || isQuote(at(txt, k)))) k++;
+        if (r >= 0 && !absolute && k < len && !shellArgument(cmdE, 10, i + 1)) r = -1;
+      }
+      if (r >= 0) { hit(r, i, cmdE); return; }
+    }
+    i += 2;
+  }
+}
+
+/**
+ * The value starts with a listed command, white space and a drive's root, and nothing more than
+ * white space or a separator follows the root: "dir c:\\", "+dir+c:\\+|".
+ */
+function driveAtStart(rCmd: bool): void {
+  if (!rCmd) return;
+  let j = 0;
+  while (j < len && (blank(at(txt, j)) || isQuote(at(txt, j)))) j++;
+  if (j >= len || !isAlpha(at(txt, j))) return;
+  const k = glancedWord(j);
+  if (k < 0 || k >= len || !blank(at(txt, k))) return;
+  let a = k;
+  while (a < len && blank(at(txt, a))) a++;
+  if (a + 2 >= len || !isAlpha(at(txt, a)) || at(txt, a + 1) != 58 || at(txt, a + 2) != 92) return;
+  const d = a + 3;
+  if (d < len) {
+    const c = at(txt, d);
+    if (!(blank(c) || isQuote(c) || c == 59 || c == 38 || c == 124 || c == 10 || c == 13)) return;
+  }
+  cmdS = j;
+  cmdE = k;
+  quoted = false;
+  hit(commandRule(K_SHELL_COMMAND), j, d);
 }
 
 /**
@@ -580,13 +699,14 @@ function stripAll(): void {
 
 /**
  * scanCmd, detecting, can find something in p[0, n): it holds a separator (';' '&' '|' or a line
- * break) or a character that starts a substitution ('$' '`' '{'). The classes put LF with the
+ * break), a character that starts a substitution ('$' '`' '{') or a backslash (a written "\\n", a
+ * drive's root after a command at the value's start). The classes put LF with the
  * other white space, so a value whose only candidate is white space is searched for a LF (the
  * separators' own search: the literal pass's bitmap when it has one, with no ';' '&' '|' in the
  * value the only unit it can find is a LF).
  */
 export function cmdWanted(p: usize, n: i32, mask: u32): bool {
-  if ((mask & (C_SEMI | C_AMP | C_PIPE | C_DOLLAR | C_BQ | C_LBRACE)) != 0) return true;
+  if ((mask & (C_SEMI | C_AMP | C_PIPE | C_DOLLAR | C_BQ | C_LBRACE | C_BSLASH)) != 0) return true;
   return (mask & C_SPACE) != 0 && findP(p, 0, n, P_CMD, 59, 38, 124, 10) < n;
 }
 
@@ -601,7 +721,14 @@ export function scanCmd(p: usize, n: i32, mask: u32): void {
     return;
   }
   hasBacktick = (mask & C_BQ) != 0;
+  found = false;
+  firstSemi = firstAmp = firstBar = -2;
   if ((mask & (C_SEMI | C_AMP | C_PIPE | C_SPACE)) != 0) separators();
+  if (!found && (mask & C_BSLASH) != 0) {
+    const rCmd = firstRule(K_SHELL_COMMAND) >= 0;
+    writtenBreaks(firstRule(K_SHELL_RARE) >= 0, rCmd);
+    if (!found && (mask & C_COLON) != 0) driveAtStart(rCmd);
+  }
   const r = enabledRule(K_SHELL_SUBST);
   if (r >= 0 && (mask & (C_DOLLAR | C_BQ | C_LBRACE)) != 0) substitutions(r);
 }
