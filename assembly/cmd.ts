@@ -118,20 +118,27 @@ function shellArgument(e: i32, sep: u32, sepAt: i32): bool {
   let i = e;
   let spaced = false;
   while (i < len && blank(at(txt, i))) { i++; spaced = true; }
-  // the value's end; a shell comment that hides the rest of the line (";id #", not a hashtag:
-  // "; more #fun"); after ';' '&' '|', a line break ("dog & cat\nfish" is a line of a list)
+  // the value's end; a shell comment that ends the value (";id #", not a hashtag: "; more #fun",
+  // nor a note: "10.0.0.5|mail # relay"); after ';' '&' '|', a line break that more text follows
+  // ("dog & cat\nfish" is a line of a list, "code|zip|tail\n98990|..." a CSV header; "x;id\n" is
+  // no list)
   const c0: u32 = i < len ? at(txt, i) : 0;
-  if (i >= len || (spaced && c0 == 35 && (i + 1 >= len || blank(at(txt, i + 1)))) || (sep != 10 && (c0 == 10 || c0 == 13))) {
+  if (i >= len || (spaced && c0 == 35 && commentEnds(i + 1)) || (sep != 10 && (c0 == 10 || c0 == 13) && lineGoesOn(i))) {
     return glued ? lastCommand(sepAt, sep) : strongBefore(sepAt, sep);
   }
   const c = c0;
   // a markdown table cell: "| id |"
   if (sep == 124 && spaced && c == 124) return false;
   if (c == 45) return i + 1 < len && (isAlnum(at(txt, i + 1)) || at(txt, i + 1) == 45); // -x, --opt
-  // another separator: only when the command is glued to both and nothing but white space, quotes
-  // or a comment follow that separator (;id; |id| a);id;'), not a list in prose ("our; call;
-  // father"), a column list or a CSV row ("name|email|id|created", "5;start;Dublin")
-  if (c == 124 || c == 38 || c == 59) return (glued && !spaced && listEnds(i)) || strongBefore(sepAt, sep);
+  // another separator, the command glued to both (;id; |id| a);id;'): after a word, only when
+  // nothing but white space, quotes or a comment follow that separator, not a column list or a
+  // CSV row ("name|email|id|created", "5;start;Dublin", "date|time|type"; a next item that is
+  // itself a listed command says nothing: column names are often command words); a list in
+  // prose ("our; call; father") only after an injection's lead
+  if (c == 124 || c == 38 || c == 59) {
+    if (glued && !spaced && (!wordLead(sepAt) || listEnds(i))) return true;
+    return strongBefore(sepAt, sep);
+  }
   if (c == 47 || c == 92 || c == 126 || c == 36 || c == 62 || c == 60 || c == 96 || isQuote(c) || c == 37) return true;
   if (c == 46) return i + 1 < len && (at(txt, i + 1) == 46 || at(txt, i + 1) == 47 || at(txt, i + 1) == 92);
   if (c == 10 || c == 13) return true;
@@ -146,15 +153,18 @@ function shellArgument(e: i32, sep: u32, sepAt: i32): bool {
       if (at(txt, k) == 46) dots++;
       k++;
     }
-    if (dots < 3 && sep != 10) {
-      if (firstOf(sep) < sepAt) return false;
+    if (dots < 3 && sep != 10 && !gluedSeen) {
+      if (firstOf(sep) < sepAt && !numberLead()) return false;
     }
     const ne = k;
     while (k < len && blank(at(txt, k))) k++;
     if (k >= len) return true;
-    // (not '/': "mail 3464/udp"; not a markdown cell: "| id 42 |")
+    // (not '/': "mail 3464/udp"; not a markdown cell: "| id 42 |", but "|sleep 5 |",
+    // "|| sleep 10 ||" and "127.0.0.1 | sleep 10 |" are no cells)
     const d = at(txt, k);
-    if (d == 124 && sep == 124 && k > ne) return false;
+    if (d == 124 && sep == 124 && !glued && k > ne && !(k + 1 < len && at(txt, k + 1) == 124)) {
+      if (!(sepAt + 1 < len && at(txt, sepAt + 1) == 124) && !addressBefore(leadBefore(sepAt), false)) return false;
+    }
     return d == 59 || d == 38 || d == 124 || d == 45 || d == 62 || d == 60 || d == 35 || d == 96 || d == 10 || d == 13 || isQuote(d);
   }
   // a drive: c:\ or c:/
@@ -169,12 +179,68 @@ let firstSemi = -2;
 let firstAmp = -2;
 let firstBar = -2;
 
+let numberLeadIs = -2; // numberLead's answer (-2: not yet)
+let gluedSeen = false; // a listed command glued to an earlier separator of the value ("x;id;sleep 5")
+
+/**
+ * The value starts with an address or a number and a separator after it ("1;id;sleep 5",
+ * "127.0.0.1;ls;sleep 5"), white space and quotes aside. Read once per value.
+ */
+function numberLead(): bool {
+  if (numberLeadIs == -2) {
+    let k = 0;
+    while (k < len && (blank(at(txt, k)) || isQuote(at(txt, k)))) k++;
+    const s = k;
+    while (k < len && (isDigit(at(txt, k)) || at(txt, k) == 46 || at(txt, k) == 58)) k++;
+    const d = k > s;
+    while (k < len && (blank(at(txt, k)) || isQuote(at(txt, k)))) k++;
+    const c: u32 = k < len ? at(txt, k) : 0;
+    numberLeadIs = d && (c == 59 || c == 38 || c == 124) ? 1 : 0;
+  }
+  return numberLeadIs == 1;
+}
+
 /** The first unit sep (';', '&' or '|') of the value: one search per value and kind. */
 function firstOf(sep: u32): i32 {
   if (sep == 59) { if (firstSemi == -2) firstSemi = find4(txt, 0, len, 59, 59, 59, 59); return firstSemi; }
   if (sep == 38) { if (firstAmp == -2) firstAmp = find4(txt, 0, len, 38, 38, 38, 38); return firstAmp; }
   if (firstBar == -2) firstBar = find4(txt, 0, len, 124, 124, 124, 124);
   return firstBar;
+}
+
+/**
+ * After a spaced '#' (at i - 1): the value ends there, white space and quotes aside ("; id #",
+ * "|id # '"): a shell comment that hides the rest of the command line. Not a note that goes on
+ * ("10.0.0.5|mail # relay", "|File # |Date|"). Reads the run of white space and quotes once.
+ */
+function commentEnds(i: i32): bool {
+  let k = i;
+  while (k < len && (blank(at(txt, k)) || isQuote(at(txt, k)))) k++;
+  return k >= len;
+}
+
+/**
+ * After the line break at i, text goes on ("dog & cat\nfish": a line of a list), not only white
+ * space, line breaks or a comment ("x | id\n", "x & id\n#"). Reads the run of white space once.
+ */
+function lineGoesOn(i: i32): bool {
+  let k = i;
+  while (k < len && (blank(at(txt, k)) || at(txt, k) == 10 || at(txt, k) == 13)) k++;
+  return k < len && at(txt, k) != 35;
+}
+
+/**
+ * The separator at sepAt follows a word or a number ("name|id|", "x;id;", "5;start;Dublin", a line
+ * of a CSV text: "937\r\nnet|Seoul"), not the value's start, an address that is the whole value
+ * before it, a quote, ')' or a line break.
+ */
+function wordLead(sepAt: i32): bool {
+  let k = sepAt;
+  while (k > 0 && (blank(at(txt, k - 1)) || (at(txt, sepAt) == 10 && at(txt, k - 1) == 13))) k--;
+  if (k == 0) return false;
+  const b = at(txt, k - 1);
+  if (!(isAlnum(b) || b == 95 || b == 45 || b == 46)) return false;
+  return !addressBefore(k, true);
 }
 
 /**
@@ -208,7 +274,7 @@ function strongBefore(sepAt: i32, sep: u32): bool {
   while (w < len && (blank(at(txt, w)) || isQuote(at(txt, w)) || at(txt, w) == 92)) w++;
   if (w < cmdS && at(txt, w) != 47) return false;
   const z = leadBefore(sepAt);
-  return z == 0 || (double && addressBefore(z));
+  return z == 0 || (double && addressBefore(z, true));
 }
 
 /** Where the text before b ends, the white space and quotes right before b aside. */
@@ -243,7 +309,7 @@ function lastCommand(sepAt: i32, sep: u32): bool {
   const z = leadBefore(k);
   if (z == 0) return true;
   // an address, quotes around it aside ("'127.0.0.1'|id")
-  if (addressBefore(z)) return true;
+  if (addressBefore(z, false)) return true;
   if (sep == 10) return false;
   const c = at(txt, k - 1);
   if (double) return !plainWordBefore(k);
@@ -258,11 +324,29 @@ function lastCommand(sepAt: i32, sep: u32): bool {
   return false;
 }
 
-/** How many units c lie before e. */
+// Running counts of ' " ` ( ) over [0, cntAt): callers ask at positions that mostly grow (one per
+// separator, left to right), so the counts move forward from the last answer and the value is read
+// about once; a smaller position starts over from 0 (a rare backward ask).
+let cntAt = 0;
+let cntSq = 0;
+let cntDq = 0;
+let cntBq = 0;
+let cntOpen = 0;
+let cntClose = 0;
+
+/** How many units c (one of ' " ` ( )) lie before e. */
 function countBefore(c: u32, e: i32): i32 {
-  let n = 0;
-  for (let k = 0; k < e; k++) if (at(txt, k) == c) n++;
-  return n;
+  if (e < cntAt) { cntAt = 0; cntSq = cntDq = cntBq = cntOpen = cntClose = 0; }
+  for (let k = cntAt; k < e; k++) {
+    const d = at(txt, k);
+    if (d == 39) cntSq++;
+    else if (d == 34) cntDq++;
+    else if (d == 96) cntBq++;
+    else if (d == 40) cntOpen++;
+    else if (d == 41) cntClose++;
+  }
+  cntAt = e;
+  return c == 39 ? cntSq : c == 34 ? cntDq : c == 96 ? cntBq : c == 40 ? cntOpen : cntClose;
 }
 
 /** The letters before e are a plain word: they start the value or follow white space or a separator. */
@@ -277,9 +361,9 @@ function plainWordBefore(e: i32): bool {
 
 /**
  * The value before e, white space and quotes aside, is a dotted-quad IPv4 address, a port after it
- * allowed ("127.0.0.1:80"), or one number.
+ * allowed ("127.0.0.1:80"), or (unless quad) one number.
  */
-function addressBefore(e: i32): bool {
+function addressBefore(e: i32, quad: bool): bool {
   let k = e;
   // a port
   let p = k;
@@ -298,6 +382,7 @@ function addressBefore(e: i32): bool {
     }
   }
   if (!(dots == 3 && k < end && isDigit(at(txt, k)))) {
+    if (quad) return false;
     // or one number
     k = e;
     while (k > 0 && isDigit(at(txt, k - 1))) k--;
@@ -327,13 +412,17 @@ function hit(r: i32, s: i32, e: i32): void {
 
 /**
  * A written "\n" read as a line break before a command, as an application that unescapes the value
- * reads it: "\nid\n", "'\n/bin/ls -al\n'". The backslash starts the value or follows white space,
- * a quote, a separator or another written "\n" (in a Windows path, "C:\ncat\ncat.exe", it follows
- * ':' or a letter); the command is glued to it, and a rare command counts as it is, a listed one
- * when given by its absolute path, followed by a shell argument, or ending the value (quotes and
- * white space aside). Each backslash is looked at once; commandAt's walk stops at the next one.
+ * reads it: "\nid\n", "'\n/bin/ls -al\n'". The backslash starts the value or follows white space
+ * (not '+': "\s+\nset"), a quote, a separator, another written "\n" or an address that is the
+ * whole value before it (in a Windows path, "C:\ncat\ncat.exe", it follows ':' or a letter); the
+ * command is glued to it. A rare command counts as it is (a line of prose, a capital and a small
+ * letter, only as rareLine says), a listed one when given by its absolute path, or when only white
+ * space, quotes, separators and written "\n" stand before it from the value's start (or an
+ * address) and the line ends or a shell argument follows. Each backslash is looked at once;
+ * commandAt's walk stops at the next one.
  */
 function writtenBreaks(rRare: bool, rCmd: bool): void {
+  const fRare = kindWordFilter(K_SHELL_RARE);
   let i = 0;
   while (i + 2 < len) {
     // (the next backslash by hand when it is right there: "\\n\\n\\n..." would start a search at every one)
@@ -343,14 +432,25 @@ function writtenBreaks(rRare: bool, rCmd: bool): void {
     const a = at(txt, i + 2);
     if (!(isAlpha(a) || a == 47)) { i += 2; continue; }
     const b: u32 = i > 0 ? at(txt, i - 1) : 32;
-    const lead = blank(b) || isQuote(b) || b == 59 || b == 38 || b == 124 || b == 10 || b == 13 || writtenBreak(i - 2);
+    const lead = b == 32 || b == 9 || isQuote(b) || b == 59 || b == 38 || b == 124 || b == 10 || b == 13 || writtenBreak(i - 2) || (isDigit(b) && addressBefore(i, true));
+    // a line of prose starts with a capital and a small letter ("\nThat ..."): only a rare
+    // command prose does not use followed by a shell argument ("\nPowerShell -enc ...")
+    if (lead && a - 65 < 26 && i + 3 < len && at(txt, i + 3) - 97 < 26) {
+      const r = rRare ? rareLine(i + 2, fRare) : -1;
+      if (r >= 0) { hit(r, i, cmdE); return; }
+      i += 2;
+      continue;
+    }
     if (lead && commandAt(i + 2) && glued) {
       let r = rRare ? commandRule(K_SHELL_RARE) : -1;
       if (r < 0 && rCmd) {
         r = commandRule(K_SHELL_COMMAND);
         let k = cmdE;
         while (k < len && (blank(at(txt, k)) || isQuote(at(txt, k)))) k++;
-        if (r >= 0 && !absolute && k < len && !shellArgument(cmdE, 10, i + 1)) r = -1;
+        // only after an injection's lead ("\nid\n", "127.0.0.1\nid", "';\nid"; not "see the
+        // \nmore\nlink", "Run this: \nls -la"), and where the line ends (the value or another
+        // written "\n") or a shell argument follows (quotes aside: "{\"a\":\"\nstart\"}")
+        if (r >= 0 && !absolute && (!lineLead(i) || (k < len && !writtenBreak(k) && !shellArgument(k, 10, i + 1)))) r = -1;
       }
       if (r >= 0) { hit(r, i, cmdE); return; }
     }
@@ -359,8 +459,25 @@ function writtenBreaks(rRare: bool, rCmd: bool): void {
 }
 
 /**
- * The value starts with a listed command, white space and a drive's root, and nothing more than
- * white space or a separator follows the root: "dir c:\\", "+dir+c:\\+|".
+ * Before the written "\\n" at i stand nothing but white space, quotes, separators and other written
+ * "\\n" from the value's start, or an address or a number that is the whole value before them. Reads the
+ * run before i once (its candidates follow a word, so runs are not read twice).
+ */
+function lineLead(i: i32): bool {
+  let k = i;
+  while (k > 0) {
+    const c = at(txt, k - 1);
+    if (blank(c) || isQuote(c) || c == 59 || c == 38 || c == 124) { k--; continue; }
+    if (k >= 2 && writtenBreak(k - 2)) { k -= 2; continue; }
+    break;
+  }
+  return k == 0 || addressBefore(k, false);
+}
+
+/**
+ * The value starts with a listed command, white space and a drive's root, and the value ends
+ * there or a separator follows, white space and quotes aside: "dir c:\\", "+dir+c:\\+|" (not
+ * "Copy C:\\ to D:\\").
  */
 function driveAtStart(rCmd: bool): void {
   if (!rCmd) return;
@@ -373,9 +490,11 @@ function driveAtStart(rCmd: bool): void {
   while (a < len && blank(at(txt, a))) a++;
   if (a + 2 >= len || !isAlpha(at(txt, a)) || at(txt, a + 1) != 58 || at(txt, a + 2) != 92) return;
   const d = a + 3;
-  if (d < len) {
-    const c = at(txt, d);
-    if (!(blank(c) || isQuote(c) || c == 59 || c == 38 || c == 124 || c == 10 || c == 13)) return;
+  let q = d;
+  while (q < len && (blank(at(txt, q)) || isQuote(at(txt, q)))) q++;
+  if (q < len) {
+    const c = at(txt, q);
+    if (!(c == 59 || c == 38 || c == 124 || c == 10 || c == 13)) return;
   }
   cmdS = j;
   cmdE = k;
@@ -493,7 +612,10 @@ function separators(): void {
       if (r < 0 && rCmd) {
         r = commandRule(K_SHELL_COMMAND);
         // a listed command given by its absolute path (/usr/bin/id) needs no argument
-        if (r >= 0 && !absolute && !shellArgument(cmdE, sep, i)) r = -1;
+        if (r >= 0 && !absolute && !shellArgument(cmdE, sep, i)) {
+          r = -1;
+          if (glued && sep != 10) gluedSeen = true;
+        }
       }
       if (r >= 0) { hit(r, i, cmdE); return; }
       i = cmdE > j ? cmdE : j;
@@ -715,6 +837,7 @@ export function scanCmd(p: usize, n: i32, mask: u32): void {
   txt = p;
   len = n;
   plusSpace = plusIsSpace(mask);
+  cntAt = cntSq = cntDq = cntBq = cntOpen = cntClose = 0;
   if (n == 0) return;
   if (stripMode) {
     if ((mask & (C_SEMI | C_AMP | C_PIPE | C_BQ | C_DOLLAR | C_CTRL | C_NUL | C_SPACE | C_LT | C_GT)) != 0) stripAll();
@@ -723,6 +846,8 @@ export function scanCmd(p: usize, n: i32, mask: u32): void {
   hasBacktick = (mask & C_BQ) != 0;
   found = false;
   firstSemi = firstAmp = firstBar = -2;
+  numberLeadIs = -2;
+  gluedSeen = false;
   if ((mask & (C_SEMI | C_AMP | C_PIPE | C_SPACE)) != 0) separators();
   if (!found && (mask & C_BSLASH) != 0) {
     const rCmd = firstRule(K_SHELL_COMMAND) >= 0;

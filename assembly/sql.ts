@@ -627,8 +627,9 @@ function boolExpr(k: i32, strong: bool): bool {
   if (isCmp(nx)) {
     // (a bare word before BETWEEN is prose: "Or anytime between 9 and 5")
     if (wordOnly && wordIs(nx, 'between')) return false;
-    // (a column word compared with '=' or LIKE: the value the application's quote closes may be longer)
-    const column = wordOnly && exprEnd == first + 1 && (tType(nx) == T_OP ? tSub(nx) == O_EQ : wordIs(nx, 'like') && likePattern(sig(nx + 1)));
+    // (a column word compared with '=', '!=', '<>', '<', '>' or LIKE: the value the application's
+    // quote closes may be longer: "' or name!='x")
+    const column = wordOnly && exprEnd == first + 1 && (tType(nx) == T_OP ? tSub(nx) == O_EQ || tSub(nx) == O_CMP : wordIs(nx, 'like') && likePattern(sig(nx + 1)));
     appStringMax = column ? APP_STRING_COMPARED : APP_STRING_SHORT;
     const right = cmpRight(nx);
     appStringMax = APP_STRING_SHORT;
