@@ -119,11 +119,11 @@ function shellArgument(e: i32, sep: u32, sepAt: i32): bool {
   let spaced = false;
   while (i < len && blank(at(txt, i))) { i++; spaced = true; }
   // the value's end; a shell comment that ends the value (";id #", not a hashtag: "; more #fun",
-  // nor a note: "10.0.0.5|mail # relay"); after ';' '&' '|', a line break that more text follows
-  // ("dog & cat\nfish" is a line of a list, "code|zip|tail\n98990|..." a CSV header; "x;id\n" is
-  // no list)
+  // nor a note: "10.0.0.5|mail # relay"); after ';' '&' '|' that follow a word or a number, a
+  // line break that more text follows ("dog & cat\nfish" is a line of a list, "code|zip|tail\n
+  // 98990|..." a CSV header; "x;id\n" is no list, "127.0.0.1 | id\nls" no line of one)
   const c0: u32 = i < len ? at(txt, i) : 0;
-  if (i >= len || (spaced && c0 == 35 && commentEnds(i + 1)) || (sep != 10 && (c0 == 10 || c0 == 13) && lineGoesOn(i))) {
+  if (i >= len || (spaced && c0 == 35 && commentEnds(i + 1)) || (sep != 10 && (c0 == 10 || c0 == 13) && lineGoesOn(i) && wordLead(sepAt))) {
     return glued ? lastCommand(sepAt, sep) : strongBefore(sepAt, sep);
   }
   const c = c0;
@@ -160,11 +160,13 @@ function shellArgument(e: i32, sep: u32, sepAt: i32): bool {
     while (k < len && blank(at(txt, k))) k++;
     if (k >= len) return true;
     // (not '/': "mail 3464/udp"; not a markdown cell: "| id 42 |", but "|sleep 5 |",
-    // "|| sleep 10 ||" and "127.0.0.1 | sleep 10 |" are no cells)
+    // "|| sleep 10 ||", "127.0.0.1 | sleep 10 |" and "x' | sleep 5 | x" are no cells)
     const d = at(txt, k);
     if (d == 124 && sep == 124 && !glued && k > ne && !(k + 1 < len && at(txt, k + 1) == 124)) {
-      if (!(sepAt + 1 < len && at(txt, sepAt + 1) == 124) && !addressBefore(leadBefore(sepAt), false)) return false;
+      if (!(sepAt + 1 < len && at(txt, sepAt + 1) == 124) && !addressBefore(leadBefore(sepAt), false) && !breakoutBefore(sepAt)) return false;
     }
+    // (an address and a port: "nc 10.0.0.1 4444", "telnet 10.0.0.1 25")
+    if (dots == 3 && k > ne && isDigit(d)) return true;
     return d == 59 || d == 38 || d == 124 || d == 45 || d == 62 || d == 60 || d == 35 || d == 96 || d == 10 || d == 13 || isQuote(d);
   }
   // a drive: c:\ or c:/
@@ -221,12 +223,22 @@ function commentEnds(i: i32): bool {
 
 /**
  * After the line break at i, text goes on ("dog & cat\nfish": a line of a list), not only white
- * space, line breaks or a comment ("x | id\n", "x & id\n#"). Reads the run of white space once.
+ * space, quotes, line breaks or a comment ("x | id\n", "x & id\n#", "x' && id\n'"). Reads the
+ * run of white space once.
  */
 function lineGoesOn(i: i32): bool {
   let k = i;
-  while (k < len && (blank(at(txt, k)) || at(txt, k) == 10 || at(txt, k) == 13)) k++;
+  while (k < len && (blank(at(txt, k)) || isQuote(at(txt, k)) || at(txt, k) == 10 || at(txt, k) == 13)) k++;
   return k < len && at(txt, k) != 35;
+}
+
+/** A quote, a backtick or ')' stands right before the separator at sepAt, white space aside ("x' | id"). */
+function breakoutBefore(sepAt: i32): bool {
+  let k = sepAt;
+  while (k > 0 && blank(at(txt, k - 1))) k--;
+  if (k == 0) return false;
+  const b = at(txt, k - 1);
+  return isQuote(b) || b == 96 || b == 41;
 }
 
 /**
@@ -404,10 +416,27 @@ function hit(r: i32, s: i32, e: i32): void {
 
 /**
  * A written line break at i: a backslash and 'n' ("\\n" in JSON), as an application that unescapes
- * the value reads it ('N' too: command words are matched without regard to case, and so is this).
+ * the value reads it (not 'N': no unescaper reads "\\N" as a line break; "\\Ncat\\ncat.exe" is a path).
  */
 @inline function writtenBreak(i: i32): bool {
-  return i >= 0 && i + 1 < len && at(txt, i) == 92 && (at(txt, i + 1) | 32) == 110;
+  return i >= 0 && i + 1 < len && at(txt, i) == 92 && at(txt, i + 1) == 110;
+}
+
+/**
+ * The written "\\n" at k ends a command's line: the value ends after it, or white space, a quote,
+ * a separator, another backslash escape or a listed command follows ("\\nid\\n", "\\nid\\nls"); not a
+ * path's next segment or a word ("\\ncat\\ncat.exe", "\\nmore\\ntext"). Reads at most one word.
+ */
+function lineEndAt(k: i32): bool {
+  if (!writtenBreak(k)) return false;
+  const j = k + 2;
+  if (j >= len) return true;
+  const c = at(txt, j);
+  if (blank(c) || isQuote(c) || c == 59 || c == 38 || c == 124 || c == 92 || c == 10 || c == 13) return true;
+  if (!isAlpha(c)) return false;
+  const e = glancedWord(j);
+  if (e < 0) return false;
+  return ruleWithWord(K_SHELL_COMMAND, txt, j, e - j) >= 0 || ruleWithWord(K_SHELL_RARE, txt, j, e - j) >= 0;
 }
 
 /**
@@ -428,7 +457,7 @@ function writtenBreaks(rRare: bool, rCmd: bool): void {
     // (the next backslash by hand when it is right there: "\\n\\n\\n..." would start a search at every one)
     if (at(txt, i) != 92) i = find4(txt, i, len, 92, 92, 92, 92);
     if (i + 2 >= len) return;
-    if ((at(txt, i + 1) | 32) != 110) { i++; continue; }
+    if (at(txt, i + 1) != 110) { i++; continue; }
     const a = at(txt, i + 2);
     if (!(isAlpha(a) || a == 47)) { i += 2; continue; }
     const b: u32 = i > 0 ? at(txt, i - 1) : 32;
@@ -448,9 +477,14 @@ function writtenBreaks(rRare: bool, rCmd: bool): void {
         let k = cmdE;
         while (k < len && (blank(at(txt, k)) || isQuote(at(txt, k)))) k++;
         // only after an injection's lead ("\nid\n", "127.0.0.1\nid", "';\nid"; not "see the
-        // \nmore\nlink", "Run this: \nls -la"), and where the line ends (the value or another
-        // written "\n") or a shell argument follows (quotes aside: "{\"a\":\"\nstart\"}")
-        if (r >= 0 && !absolute && (!lineLead(i) || (k < len && !writtenBreak(k) && !shellArgument(k, 10, i + 1)))) r = -1;
+        // \nmore\nlink", "Run this: \nls -la"), and where the line ends (the value, or a written
+        // "\n" as lineEndAt says) or a shell argument other than a backslash follows (quotes
+        // aside: "{\"a\":\"\nstart\"}"; a backslash is the next escape: "\nid\tname")
+        if (r >= 0 && !absolute && k < len) {
+          const c = at(txt, k);
+          if (c == 92 ? !lineEndAt(k) : !shellArgument(k, 10, i + 1)) r = -1;
+        }
+        if (r >= 0 && !absolute && !lineLead(i)) r = -1;
       }
       if (r >= 0) { hit(r, i, cmdE); return; }
     }
