@@ -881,6 +881,9 @@ function judgeCalls(): void {
             if (tType(m) == T_LP) d++;
             else if (tType(m) == T_RP) { d--; if (d == 0) break; }
           }
+          // prose goes on after the parenthesis: "Benchmark(2024) results", "Sleep(8) and feel better"
+          // (for the two names prose uses; not pg_sleep, load_file, xp_cmdshell)
+          if (m < ntok && (wordIs(k, 'sleep') || wordIs(k, 'benchmark')) && proseAfter(m + 1)) continue;
           hitTok(r, k, m < ntok ? m + 1 : ntok);
           break;
         }
@@ -888,6 +891,29 @@ function judgeCalls(): void {
     }
     r = nextRule(r);
   }
+}
+
+/**
+ * Word token k, after white space, is no SQL: not an operator word or keyword, nor AS, ASC, DESC,
+ * SET, DECLARE, WAITFOR, IF or CASE ("sleep(5) desc", "sleep(5) waitfor ...").
+ */
+function plainWord(k: i32): bool {
+  return k < ntok && tType(k) == T_WORD && !tGlued(k) && !isSqlWord(k) && !isKeyword(k) && !wordIs(k, 'as') &&
+    !wordIs(k, 'asc') && !wordIs(k, 'desc') && !wordIs(k, 'set') && !wordIs(k, 'declare') && !wordIs(k, 'waitfor') &&
+    !wordIs(k, 'if') && !wordIs(k, 'case');
+}
+
+/**
+ * After a call's closing parenthesis, from token k: a word no SQL uses there, after white space
+ * ("results"; not "sleep(5)declare"), or AND/OR and two such words ("and feel better"). Reads at
+ * most three tokens.
+ */
+function proseAfter(k: i32): bool {
+  const a = sig(k);
+  if (plainWord(a)) return true;
+  if (!(wordIs(a, 'and') || wordIs(a, 'or'))) return false;
+  const b = sig(a + 1);
+  return plainWord(b) && plainWord(sig(b + 1));
 }
 
 /** The last dotted part of word k (master..xp_cmdshell -> xp_cmdshell) is a param of r. */

@@ -21,7 +21,7 @@ const FOUND = [
   ["'_' and letters open the dunder search (sstiWanted)", 'x.__class__', 'patterns.ssti.dunder'],
   ["':' alone opens the bare-scheme search (XSS_CLASSES)", 'javascript:alert(1)', 'patterns.xss.js-url'],
   ['a quote alone opens the breakout search (XSS_CLASSES)', '" onclick="go()', 'patterns.xss.attribute-breakout'],
-  ['a listed call by its (length, first letter) filter', 'x sleep(5) y', 'patterns.sql.time-based'],
+  ['a listed call by its (length, first letter) filter', 'x sleep(5) and 1', 'patterns.sql.time-based'],
 ];
 
 describe('detector gates never hide a finding', () => {
