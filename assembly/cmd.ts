@@ -272,21 +272,38 @@ function listEnds(i: i32): bool {
 
 /**
  * Before the separator at sepAt (';', '&&' or '||') stands nothing but white space and quotes from
- * the value's start, or, before '&&' and '||', an address or a number that is the whole value before
- * it ("127.0.0.1 && id"): then a listed command right after it counts whatever follows it ("; ps aux").
- * Left out: a line break (a text that starts with an empty line may go on with "type", "more" or
- * "find" as prose), a single '&' ("& more") and a single '|' (a markdown table row: "| file size |").
+ * the value's start, or, before '&&' and '||', a dotted-quad address (a port allowed) that is the
+ * whole value before it ("127.0.0.1 && id"): then a listed command right after it counts whatever
+ * follows it ("; ps aux"). Left out: a line break (a text that starts with an empty line may go on
+ * with "type", "more" or "find" as prose), and a single '&' ("& more") or '|' (a markdown table row:
+ * "| file size |") unless the value ends with ';' or '&' ("|getent hosts x.example.&").
  */
 function strongBefore(sepAt: i32, sep: u32): bool {
   if (sep == 10) return false;
   const double = sepAt + 1 < len && at(txt, sepAt + 1) == sep;
-  if ((sep == 38 || sep == 124) && !double) return false;
+  if ((sep == 38 || sep == 124) && !double && !terminated()) return false;
   // the command is the first thing after the separator (white space, quotes and a path aside)
   let w = sepAt + (double ? 2 : 1);
   while (w < len && (blank(at(txt, w)) || isQuote(at(txt, w)) || at(txt, w) == 92)) w++;
   if (w < cmdS && at(txt, w) != 47) return false;
   const z = leadBefore(sepAt);
   return z == 0 || (double && addressBefore(z, true));
+}
+
+let terminatedIs = -2; // terminated's answer (-2: not yet)
+
+/**
+ * The value ends with ';' or '&', white space and quotes aside: a command line an injection closes
+ * ("|getent hosts x.example.&"), not a markdown row ("| file size | 3 MB |") or "& more". Read once
+ * per value.
+ */
+function terminated(): bool {
+  if (terminatedIs == -2) {
+    let k = len;
+    while (k > 0 && (blank(at(txt, k - 1)) || isQuote(at(txt, k - 1)))) k--;
+    terminatedIs = k > 0 && (at(txt, k - 1) == 59 || at(txt, k - 1) == 38) ? 1 : 0;
+  }
+  return terminatedIs == 1;
 }
 
 /** Where the text before b ends, the white space and quotes right before b aside. */
@@ -881,6 +898,7 @@ export function scanCmd(p: usize, n: i32, mask: u32): void {
   found = false;
   firstSemi = firstAmp = firstBar = -2;
   numberLeadIs = -2;
+  terminatedIs = -2;
   gluedSeen = false;
   if ((mask & (C_SEMI | C_AMP | C_PIPE | C_SPACE)) != 0) separators();
   if (!found && (mask & C_BSLASH) != 0) {
