@@ -281,7 +281,7 @@ function listEnds(i: i32): bool {
 function strongBefore(sepAt: i32, sep: u32): bool {
   if (sep == 10) return false;
   const double = sepAt + 1 < len && at(txt, sepAt + 1) == sep;
-  if ((sep == 38 || sep == 124) && !double && !terminated()) return false;
+  if ((sep == 38 || sep == 124) && !double && (!terminated() || (cmdE < len && at(txt, cmdE) == 61))) return false;
   // the command is the first thing after the separator (white space, quotes and a path aside)
   let w = sepAt + (double ? 2 : 1);
   while (w < len && (blank(at(txt, w)) || isQuote(at(txt, w)) || at(txt, w) == 92)) w++;
@@ -300,7 +300,7 @@ let terminatedIs = -2; // terminated's answer (-2: not yet)
 function terminated(): bool {
   if (terminatedIs == -2) {
     let k = len;
-    while (k > 0 && (blank(at(txt, k - 1)) || isQuote(at(txt, k - 1)))) k--;
+    while (k > 0 && (blank(at(txt, k - 1)) || isQuote(at(txt, k - 1)) || at(txt, k - 1) == 10 || at(txt, k - 1) == 13)) k--;
     terminatedIs = k > 0 && (at(txt, k - 1) == 59 || at(txt, k - 1) == 38) ? 1 : 0;
   }
   return terminatedIs == 1;

@@ -883,7 +883,7 @@ function judgeCalls(): void {
           }
           // prose goes on after the parenthesis: "Benchmark(2024) results", "Sleep(8) and feel better"
           // (for the two names prose uses; not pg_sleep, load_file, xp_cmdshell)
-          if (m < ntok && (wordIs(k, 'sleep') || wordIs(k, 'benchmark')) && proseAfter(m + 1)) continue;
+          if (m < ntok && (wordIs(k, 'sleep') || wordIs(k, 'benchmark')) && (k == 0 || (tType(k - 1) == T_WORD && !isSqlWord(k - 1) && !isKeyword(k - 1))) && proseAfter(m + 1)) continue;
           hitTok(r, k, m < ntok ? m + 1 : ntok);
           break;
         }
@@ -900,7 +900,7 @@ function judgeCalls(): void {
 function plainWord(k: i32): bool {
   return k < ntok && tType(k) == T_WORD && !tGlued(k) && !isSqlWord(k) && !isKeyword(k) && !wordIs(k, 'as') &&
     !wordIs(k, 'asc') && !wordIs(k, 'desc') && !wordIs(k, 'set') && !wordIs(k, 'declare') && !wordIs(k, 'waitfor') &&
-    !wordIs(k, 'if') && !wordIs(k, 'case');
+    !wordIs(k, 'if') && !wordIs(k, 'case') && !wordIs(k, 'for') && !wordIs(k, 'lock') && !wordIs(k, 'window') && !wordIs(k, 'with') && !wordIs(k, 'on') && !wordIs(k, 'member');
 }
 
 /**
