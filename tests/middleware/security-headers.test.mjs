@@ -2,16 +2,18 @@
 // and Express 4: the 16 headers with their values on every response (also 404s and errors),
 // X-Powered-By removed, Strict-Transport-Security only over HTTPS (Express's req.secure with
 // `trust proxy`, never a spoofed X-Forwarded-Proto, and a real TLS socket), overrides and
-// `false`, and option errors that name the key.
+// `false`, and option errors that name the key; the direct store into Node's own responses
+// (what getHeader() and the wire show, a fresh pair per response) and the setHeader() fallback.
 
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
+import http from 'node:http';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { securityHeaders, securityHeaderSetter, SECURITY_HEADERS } from '../../dist/middleware/security-headers.js';
+import { securityHeaders, securityHeaderSetter, headerStore, SECURITY_HEADERS } from '../../dist/middleware/security-headers.js';
 import { EXPRESSES, listen } from './support.mjs';
 
 // Written out here, not read from the module: a changed default must fail this suite.
@@ -238,5 +240,80 @@ describe('option errors name the key', () => {
   it('refuses options that are not an object', () => {
     expect(() => securityHeaders('DENY')).toThrow(/securityHeaders: options must be an object/);
     expect(() => securityHeaders([])).toThrow(/securityHeaders: options must be an object/);
+  });
+});
+
+describe('the header store of Node responses', () => {
+  const response = () => new http.ServerResponse(new http.IncomingMessage(undefined));
+
+  it('is found on this Node, so the direct store is what runs here', () => {
+    const sym = headerStore();
+    expect(typeof sym).toBe('symbol');
+    expect(headerStore()).toBe(sym); // probed once
+  });
+
+  it('leaves the headers where getHeader(), getHeaderNames(), getRawHeaderNames() and removeHeader() see them', () => {
+    const res = response();
+    res.setHeader('X-Powered-By', 'Express');
+    res.setHeader('Content-Type', 'text/plain');
+    let calls = 0;
+    const own = res.setHeader;
+    res.setHeader = function (...args) { calls++; return own.apply(this, args); };
+    securityHeaderSetter()({ socket: {} }, res);
+    expect(calls).toBe(0); // stored directly, not through setHeader()
+    expect(res.hasHeader('x-powered-by')).toBe(false);
+    expect(res.getHeader('content-type')).toBe('text/plain');
+    for (const name of NAMES) {
+      if (name === HSTS) expect(res.hasHeader(name)).toBe(false);
+      else expect(res.getHeader(name), name).toBe(EXPECTED[name]);
+    }
+    expect(res.getHeaderNames()).toHaveLength(16); // content-type and the 15
+    expect(res.getRawHeaderNames()).toContain('X-Frame-Options'); // the case sent on the wire
+    res.removeHeader('X-Frame-Options');
+    expect(res.hasHeader('x-frame-options')).toBe(false);
+    const tls = response();
+    securityHeaderSetter()({ socket: { encrypted: true } }, tls);
+    expect(tls.getHeader(HSTS)).toBe(EXPECTED[HSTS]);
+  });
+
+  it('replaces a value the app set before, as setHeader() does', () => {
+    const res = response();
+    res.setHeader('X-Frame-Options', 'SAMEORIGIN');
+    securityHeaderSetter()({ socket: {} }, res);
+    expect(res.getHeader('x-frame-options')).toBe('DENY');
+  });
+
+  it('gives each response pairs of its own: appendHeader() on one leaves the next alone', () => {
+    const set = securityHeaderSetter();
+    const a = response();
+    set({ socket: {} }, a);
+    a.appendHeader('Content-Security-Policy', "img-src 'self'");
+    expect(a.getHeader('content-security-policy')).toEqual([EXPECTED['content-security-policy'], "img-src 'self'"]);
+    const b = response();
+    set({ socket: {} }, b);
+    expect(b.getHeader('content-security-policy')).toBe(EXPECTED['content-security-policy']);
+  });
+
+  it('calls setHeader() once headers are sent, which throws as before', () => {
+    const res = response();
+    res.writeHead(200);
+    expect(res.headersSent).toBe(true);
+    expect(() => securityHeaderSetter()({ socket: {} }, res)).toThrow(/after they are sent/);
+  });
+
+  it('sends the names in their canonical case over real HTTP', async () => {
+    const server = await listen(makeApp(EXPRESSES[0][1]));
+    try {
+      const raw = await new Promise((resolve, reject) => {
+        http.get(`${server.url}/`, (res) => { res.resume(); resolve(res.rawHeaders); }).on('error', reject);
+      });
+      const names = raw.filter((_, i) => i % 2 === 0);
+      expect(names).toContain('Content-Security-Policy');
+      expect(names).toContain('X-Content-Type-Options');
+      expect(names).not.toContain('X-Powered-By');
+      expect(names.filter((n) => n.toLowerCase() === 'x-frame-options')).toEqual(['X-Frame-Options']);
+    } finally {
+      await server.close();
+    }
   });
 });
