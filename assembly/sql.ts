@@ -983,10 +983,17 @@ function statementAfterBreakout(c: i32): bool {
  * comparisons, arithmetic, clauses, statements, comments. quoteCtx: the value left a string.
  */
 function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
-  // breakout followed directly by a comment: admin'--  admin'#  admin'/*
-  if (quoteCtx && tType(c0) == T_COMMENT && bareComment(c0)) {
-    const rc = firstOn(K_SQL_COMMENT);
-    if (rc >= 0) hitTok(rc, c0, c0 + 1);
+  // breakout followed directly by a comment: admin'--  admin'#  admin'/*; also past closing
+  // parentheses and a ';' (admin')--, x'))#, admin';--: the rest of a "(user='...')" condition
+  // or statement cut off)
+  if (quoteCtx) {
+    let k = c0;
+    for (let g = 0; g < 4 && tType(k) == T_RP; g++) k++;
+    if (tType(k) == T_SEMI) k++;
+    if (tType(k) == T_COMMENT && bareComment(k)) {
+      const rc = firstOn(K_SQL_COMMENT);
+      if (rc >= 0) hitTok(rc, k, k + 1);
+    }
   }
   // a number glued to a block comment: 1/*'*/  1/**/
   if (!quoteCtx && strongCtx && tType(c0) == T_COMMENT && tGlued(c0) && tSub(c0) >= 2) {
