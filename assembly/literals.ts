@@ -307,6 +307,27 @@ function phraseAt(w: usize, wl: i32, i: i32): bool {
   return true;
 }
 
+/**
+ * A number ends right before i: digits and '.', an exponent ('1e0'), from the value's start or
+ * after a unit that is no identifier unit ("x=1union", not "abc1union" or "v2union"). Reads at most
+ * 32 units back.
+ */
+function numberBefore(i: i32): bool {
+  let k = i;
+  const stop = i > 32 ? i - 32 : 0;
+  let digits = false;
+  while (k > stop) {
+    const c = at(txt, k - 1);
+    if ((c >= 48 && c <= 57) || c == 46) { if (c != 46) digits = true; k--; continue; }
+    // an exponent: 'e' with a digit before it
+    if ((c | 32) == 101 && digits && k - 2 >= stop && at(txt, k - 2) >= 48 && at(txt, k - 2) <= 57) { k--; continue; }
+    break;
+  }
+  if (!digits || k == i) return false;
+  if (k == stop && stop > 0) return false;
+  return k == 0 || !isIdent(at(txt, k - 1));
+}
+
 function verify(r: i32, k: i32, i: i32): bool {
   const w = paramPtr(r, k);
   const wl = paramLen(r, k);
@@ -314,8 +335,9 @@ function verify(r: i32, k: i32, i: i32): bool {
   const prev: u32 = i > 0 ? at(txt, i - 1) : 32;
   const first = <u32>load<u8>(w);
   if (kind == K_SQL_UNION || kind == K_SQL_CALL) {
-    // a word (or the last part of a dotted name): note it for the SQL judges
-    if (isIdent(prev) || !same(w, wl, i)) return false;
+    // a word (or the last part of a dotted name): note it for the SQL judges; UNION also right
+    // after a number ("1union select", "1e0union select": the number ends at the letter)
+    if ((isIdent(prev) && !(kind == K_SQL_UNION && numberBefore(i))) || !same(w, wl, i)) return false;
     if (i + wl < len && isIdent(at(txt, i + wl))) return false;
     if (sqlAnchorCount > 0 && load<i32>(sqlAnchors + (<usize>(sqlAnchorCount - 1) << 2)) == i) return false;
     if (sqlAnchorCount >= MAX_SQL_ANCHORS) { sqlAnchorsOverflow = true; return false; }

@@ -60,6 +60,7 @@ const SEEN_EQ: u32 = 1 << (16 + O_EQ);
 const SEEN_BOOL_OP: u32 = (1 << (16 + O_OR)) | (1 << (16 + O_AND)); // || or &&
 const SEEN_BLOCK: u32 = (1 << (25 + 2)) | (1 << (25 + 3)) | (1 << (25 + 4)); // block comments: closed, executable, unterminated
 const SUB_BITS = memory.data<u32>([0, 0, 0, 0, 0, 1 << 16, 0, 0, 0, 0, 1 << 25, 0, 0, 0, 0, 0]); // by token type: T_OP, T_COMMENT
+let unionAfterNumber = false; // the window lexed a UNION glued to a number ("1union")
 let windowAnchored = false; // a UNION or listed-function position the literal pass noted lies in the window
 
 function push(type: u8, sub: u8, s: i32, e: i32, glued: bool): void {
@@ -138,12 +139,40 @@ function lexNumber(c: u32, s: i32, glued: bool): i32 {
       else if (m == k + 1) k = m; // MySQL accepts "1.e" as a number
     }
   }
-  // "3pm", "8h": a number glued to letters is a word, not a number
+  // "3pm", "8h": a number glued to letters is a word, not a number; but not when the letters are
+  // an operator word SQL reads there ("1or 1=1", "1and 2>1", "1e0union select": MySQL and
+  // others end the number at the letter): the number, then the word lexed on its own
   if (k < len && isAlpha(at(txt, k))) {
-    while (k < len && isWord(at(txt, k))) k++;
-    push(T_WORD, 0, s, k, glued);
-  } else push(T_NUM, 0, s, k, glued);
+    let e = k;
+    while (e < len && isWord(at(txt, e))) e++;
+    // (after a digit: "5EOR-5..." is a part number, not 5E OR -5)
+    if (isDigit(at(txt, k - 1)) && gluedOperatorWord(k, e)) {
+      push(T_NUM, 0, s, k, glued);
+      if (textIs(k, e - k, 'union')) unionAfterNumber = true;
+      return k;
+    }
+    push(T_WORD, 0, s, e, glued);
+    return e;
+  }
+  push(T_NUM, 0, s, k, glued);
   return k;
+}
+
+/**
+ * txt[s, e) is OR, AND, XOR, LIKE, RLIKE, REGEXP, DIV or UNION, any case (not IN or IS: "12in",
+ * "2is" are measurements and typos far more often than SQL).
+ */
+function gluedOperatorWord(s: i32, e: i32): bool {
+  const l = e - s;
+  if (l < 2 || l > 6) return false;
+  return textIs(s, l, 'or') || textIs(s, l, 'and') || textIs(s, l, 'xor') || textIs(s, l, 'like') ||
+    textIs(s, l, 'rlike') || textIs(s, l, 'regexp') || textIs(s, l, 'div') || textIs(s, l, 'union');
+}
+
+@inline function textIs(s: i32, l: i32, w: string): bool {
+  if (l != w.length) return false;
+  for (let j = 0; j < l; j++) if (lower(at(txt, s + j)) != <u32>w.charCodeAt(j)) return false;
+  return true;
 }
 
 // The last long string scan of each quote (sqFrom/sqTo for ', dqFrom/dqTo for "): from its
@@ -218,6 +247,7 @@ function lexOp(c: u32, s: i32, glued: bool): i32 {
 function lex(quote: u32, from: i32, maxTok: i32): void {
   ntok = 0;
   seen = 0;
+  unionAfterNumber = false;
   let i = from;
   let glued = false;
   if (quote != 0) {
@@ -327,7 +357,8 @@ function lex(quote: u32, from: i32, maxTok: i32): void {
     glued = true;
   }
   lexEnd = i;
-  windowAnchored = anchorIn(from, i);
+  // (the literal pass notes no UNION inside a run of word units, "1union", in long values)
+  windowAnchored = unionAfterNumber || anchorIn(from, i);
 }
 
 /** Some UNION or listed-function position lies in [s, e) (always true when the list overflowed). */
@@ -1424,7 +1455,11 @@ function startsLikeSql(): bool {
     // a number, not a word that starts with digits ("9b1deb4d")
     let k = i + 1;
     while (k < len && (cls(at(txt, k)) & 4) != 0) k++;
-    return k >= len || (cls(at(txt, k)) & 8) == 0 || (at(txt, k) | 32) == 101 || (at(txt, k) | 32) == 120;
+    if (k >= len || (cls(at(txt, k)) & 8) == 0 || (at(txt, k) | 32) == 101 || (at(txt, k) | 32) == 120) return true;
+    // or an operator word glued to it ("1or 2>1", "1union select")
+    let e = k;
+    while (e < len && (cls(at(txt, e)) & 2) != 0) e++;
+    return gluedOperatorWord(k, e);
   }
   if ((cls(c) & 8) == 0) return c < 128; // a sign, '.', ')', ';', '|', ... (not a letter)
   let k = i;
