@@ -40,6 +40,18 @@ export const C_DOLLAR: u32 = 1 << 31; // $
   return (mask & (C_PLUS | C_SPACE)) == C_PLUS;
 }
 
+/**
+ * Like plusIsSpace, but only a space (0x20) says the value was not form-encoded: a line break or
+ * tab may come from a decoded %0A or %09 ("x');%0Adrop+table+users--"). Reads p[0, n) once at
+ * most, and only when the value holds both '+' and white space.
+ */
+export function plusIsSpaceIn(p: usize, n: i32, mask: u32): bool {
+  if ((mask & C_PLUS) == 0) return false;
+  if ((mask & C_SPACE) == 0) return true;
+  for (let i = 0; i < n; i++) if (load<u16>(p + (<usize>i << 1)) == 32) return false;
+  return true;
+}
+
 import { splat8, initText } from './text';
 
 export const TABLE = memory.data(128 * 4);

@@ -13,7 +13,7 @@ import {
   firstRule, nextRule, ruleEnabled, paramFind, paramCount, paramPtr, paramLen, ruleWithWord, enabledRule, kindWordFilter, filterMayHave,
 } from './rules';
 import { emit, fired } from './findings';
-import { plusIsSpace, C_SQ, C_DQ, C_BQ, C_SEMI, C_EQ, C_LP, C_RP, C_STAR, C_HASH, C_PIPE, C_AMP, C_LT, C_GT, C_AT, C_BANG, C_ALPHA } from './classes';
+import { plusIsSpaceIn, C_SQ, C_DQ, C_BQ, C_SEMI, C_EQ, C_LP, C_RP, C_STAR, C_HASH, C_PIPE, C_AMP, C_LT, C_GT, C_AT, C_BANG, C_ALPHA } from './classes';
 import { stripMode, addSpan } from './spans';
 
 // token types
@@ -1582,7 +1582,7 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   dqBreak = -1;
   // numbers, dates, phone numbers: digits with - . / : + , and spaces cannot hold SQL
   if (n == 0 || (mask & SQL_CLASSES) == 0) return;
-  plusSpace = plusIsSpace(mask);
+  plusSpace = plusIsSpaceIn(p, n, mask);
   stackedFilter = kindWordFilter(K_SQL_STACKED); // (read by the walks after ';')
   toks = TOKBUF;
   sqAt = (mask & C_SQ) != 0 ? firstQuote(39) : -1;
