@@ -994,6 +994,51 @@ function bareComment(k: i32): bool {
   return true;
 }
 
+/**
+ * From the ',' at k after a breakout: the rest of an INSERT's values, cut off ("x', 'a')--",
+ * "x', version())-- -", "x'),((select version())--"): more values (strings, numbers, NULL and
+ * the other literal words, variables, calls, subqueries), commas and parentheses, up to the
+ * closing parentheses. Returns the token after them when every token is one of those and the
+ * parentheses close no more than the breakout may (the statement's own one, and the list's);
+ * else -1. Words other than literal words and call names only inside a (SELECT ...). Reads at
+ * most 48 tokens.
+ */
+function valueListEnd(k: i32): i32 {
+  let depth = 0; // parentheses opened inside the list
+  let selects: u32 = 0; // bit d: the parenthesis at depth d opened a SELECT
+  const stop = k + 48 < ntok ? k + 48 : ntok;
+  let values = 0;
+  while (k < stop) {
+    const t = tType(k);
+    if (t == T_COMMENT || t == T_SEMI) break;
+    if (t == T_COMMA) {
+      if (k + 1 < ntok && tType(k + 1) == T_COMMA) return -1;
+    } else if (t == T_LP) {
+      if (depth >= 31) return -1;
+      depth++;
+      const m = sig(k + 1);
+      if (wordIs(m, 'select')) selects |= <u32>1 << depth;
+    } else if (t == T_RP) {
+      if (depth == 0) {
+        // closing parentheses of the statement: only ')' and the end, a ';' or a comment after
+        while (k < ntok && tType(k) == T_RP) k++;
+        return values > 0 ? k : -1;
+      }
+      selects &= ~(<u32>1 << depth);
+      depth--;
+    } else if (t == T_STR || t == T_NUM || t == T_VAR) {
+      values++;
+    } else if (t == T_WORD) {
+      if (isLiteralWord(k) || tType(k + 1) == T_LP) values++;
+      else if (selects == 0) return -1;
+    } else if (t == T_OP && selects != 0) {
+      // operators inside a subquery (a WHERE, a '*')
+    } else return -1;
+    k++;
+  }
+  return -1;
+}
+
 /** Statement keywords that may follow a breakout directly (SQL Server needs no ';'). */
 function statementAfterBreakout(c: i32): bool {
   let r = firstRule(K_SQL_STACKED);
@@ -1020,6 +1065,7 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
   if (quoteCtx) {
     let k = c0;
     for (let g = 0; g < 4 && tType(k) == T_RP; g++) k++;
+    if (tType(k) == T_COMMA) k = valueListEnd(k);
     if (tType(k) == T_SEMI) k++;
     if (tType(k) == T_COMMENT && bareComment(k)) {
       const rc = firstOn(K_SQL_COMMENT);
