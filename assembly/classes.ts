@@ -41,14 +41,17 @@ export const C_DOLLAR: u32 = 1 << 31; // $
 }
 
 /**
- * Like plusIsSpace, but only a space (0x20) says the value was not form-encoded: a line break or
- * tab may come from a decoded %0A or %09 ("x');%0Adrop+table+users--"). Reads p[0, n) once at
- * most, and only when the value holds both '+' and white space.
+ * Like plusIsSpace, but only a space (0x20) before the value's trailing ones says the value was
+ * not form-encoded: a line break or tab may come from a decoded %0A or %09
+ * ("x');%0Adrop+table+users--"), and a space at the end from a trailing "%20" ("x'+or+1=1-- ").
+ * Reads p[0, n) once at most, and only when the value holds both '+' and white space.
  */
 export function plusIsSpaceIn(p: usize, n: i32, mask: u32): bool {
   if ((mask & C_PLUS) == 0) return false;
   if ((mask & C_SPACE) == 0) return true;
-  for (let i = 0; i < n; i++) if (load<u16>(p + (<usize>i << 1)) == 32) return false;
+  let e = n;
+  while (e > 0 && load<u16>(p + (<usize>(e - 1) << 1)) == 32) e--;
+  for (let i = 0; i < e; i++) if (load<u16>(p + (<usize>i << 1)) == 32) return false;
   return true;
 }
 

@@ -47,7 +47,7 @@ let ntok = 0;
 let txt: usize = 0;
 let len = 0;
 
-@inline function tType(k: i32): u8 { return k < ntok ? load<u8>(toks + <usize>k * TOK) : 0; }
+@inline function tType(k: i32): u8 { return <u32>k < <u32>ntok ? load<u8>(toks + <usize>k * TOK) : 0; } // (0 for k < 0 too)
 @inline function tSub(k: i32): u8 { return load<u8>(toks + <usize>k * TOK + 1); }
 @inline function tGlued(k: i32): bool { return load<u8>(toks + <usize>k * TOK + 2) != 0; } // no space before
 @inline function tStart(k: i32): i32 { return load<i32>(toks + <usize>k * TOK + 4); }
@@ -78,6 +78,20 @@ function push(type: u8, sub: u8, s: i32, e: i32, glued: bool): void {
 
 let lexEnd = 0; // where lexing stopped: len when the input ran out
 let plusSpace = false; // the value was form-encoded: '+' is a space
+// the value holds a comparison, a quote, '(', '#' or '*' (or "--", doubleDash): a number glued to
+// OR/AND/... may be SQL there ("1or 2>1", "1or true--"); without any of them it is a part number
+// or a quantity ("7OR-2BX-4", "1or 2")
+let gluedSplit = false;
+let doubleDashIs = -2; // doubleDash's answer (-2: not asked yet in this value)
+
+/** The value holds "--" (a comment: "1or true--"). Read once per value, when first asked. */
+function doubleDash(): bool {
+  if (doubleDashIs == -2) {
+    doubleDashIs = 0;
+    for (let i = 0; i + 1 < len; i++) if (at(txt, i) == 45 && at(txt, i + 1) == 45) { doubleDashIs = 1; break; }
+  }
+  return doubleDashIs == 1;
+}
 
 // The lexer's branch per ASCII unit (LEX_ACT, filled by initSqlTables). Non-ASCII: a word, and
 // U+00A0 white space (as cls reads them).
@@ -159,14 +173,17 @@ function lexNumber(c: u32, s: i32, glued: bool): i32 {
 }
 
 /**
- * txt[s, e) is OR, AND, XOR, LIKE, RLIKE, REGEXP, DIV or UNION, any case (not IN or IS: "12in",
- * "2is" are measurements and typos far more often than SQL).
+ * txt[s, e) is UNION, or OR, AND, XOR, LIKE, RLIKE, REGEXP or DIV in a value that holds a
+ * comparison, a quote, '(', '#', '*' or "--" (gluedSplit, doubleDash), any case (not IN or IS: "12in", "2is" are
+ * measurements and typos far more often than SQL).
  */
 function gluedOperatorWord(s: i32, e: i32): bool {
   const l = e - s;
   if (l < 2 || l > 6) return false;
+  if (textIs(s, l, 'union')) return true;
+  if (!gluedSplit && !doubleDash()) return false;
   return textIs(s, l, 'or') || textIs(s, l, 'and') || textIs(s, l, 'xor') || textIs(s, l, 'like') ||
-    textIs(s, l, 'rlike') || textIs(s, l, 'regexp') || textIs(s, l, 'div') || textIs(s, l, 'union');
+    textIs(s, l, 'rlike') || textIs(s, l, 'regexp') || textIs(s, l, 'div');
 }
 
 @inline function textIs(s: i32, l: i32, w: string): bool {
@@ -996,14 +1013,17 @@ function bareComment(k: i32): bool {
 
 /**
  * From the ',' at k after a breakout: the rest of an INSERT's values, cut off ("x', 'a')--",
- * "x', version())-- -", "x'),((select version())--"): more values (strings, numbers, NULL and
- * the other literal words, variables, calls, subqueries), commas and parentheses, up to the
- * closing parentheses. Returns the token after them when every token is one of those and the
- * parentheses close no more than the breakout may (the statement's own one, and the list's);
+ * "x', version())-- -", "x', 'a'), ('b', 'c')--", "x'),('b','c')--"): more values (strings,
+ * numbers, NULL and the other literal words, variables, calls, subqueries, arithmetic), commas
+ * and parentheses, and the statement's closing ')' (before the list: `closed` of them; in it:
+ * listCloses), then more rows ", (...)". Returns the token after the list (a comment, a ';' or
+ * the end) when every token is one of those, a value was read and the statement was closed;
  * else -1. Words other than literal words and call names only inside a (SELECT ...). Reads at
  * most 48 tokens.
  */
-function valueListEnd(k: i32): i32 {
+let listCloses = 0;
+function valueListEnd(k: i32, closed: i32): i32 {
+  listCloses = 0;
   let depth = 0; // parentheses opened inside the list
   let selects: u32 = 0; // bit d: the parenthesis at depth d opened a SELECT
   const stop = k + 48 < ntok ? k + 48 : ntok;
@@ -1020,9 +1040,10 @@ function valueListEnd(k: i32): i32 {
       if (wordIs(m, 'select')) selects |= <u32>1 << depth;
     } else if (t == T_RP) {
       if (depth == 0) {
-        // closing parentheses of the statement: only ')' and the end, a ';' or a comment after
-        while (k < ntok && tType(k) == T_RP) k++;
-        return values > 0 ? k : -1;
+        // the statement's closing parentheses; then the end, a ';', a comment or another row
+        while (k < stop && tType(k) == T_RP) { k++; listCloses++; }
+        if (!(tType(k) == T_COMMA && tType(k + 1) == T_LP)) return values > 0 ? k : -1;
+        continue;
       }
       selects &= ~(<u32>1 << depth);
       depth--;
@@ -1031,12 +1052,25 @@ function valueListEnd(k: i32): i32 {
     } else if (t == T_WORD) {
       if (isLiteralWord(k) || tType(k + 1) == T_LP) values++;
       else if (selects == 0) return -1;
-    } else if (t == T_OP && selects != 0) {
-      // operators inside a subquery (a WHERE, a '*')
+    } else if (t == T_OP && (selects != 0 || tSub(k) == O_ARITH)) {
+      // arithmetic in a value ("-1", "1+1"); any operator inside a subquery (a WHERE, a '*')
     } else return -1;
     k++;
   }
-  return -1;
+  if (k >= stop && k < ntok) return -1;
+  return depth == 0 && values > 0 && closed + listCloses > 0 ? k : -1;
+}
+
+/** Unmatched '(' in the text before the breakout quote (prose the value opened itself). */
+function opensBeforeQuote(): i32 {
+  const q = ctxQuote == 39 ? sqAt : dqAt;
+  let open = 0;
+  for (let i = 0; i < q; i++) {
+    const c = at(txt, i);
+    if (c == 40) open++;
+    else if (c == 41 && open > 0) open--;
+  }
+  return open;
 }
 
 /** Statement keywords that may follow a breakout directly (SQL Server needs no ';'). */
@@ -1062,12 +1096,18 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
   // breakout followed directly by a comment: admin'--  admin'#  admin'/*; also past closing
   // parentheses and a ';' (admin')--, x'))#, admin';--: the rest of a "(user='...')" condition
   // or statement cut off)
+  // A ')' that closes a '(' of the text before the quote is prose ("Height (6')--", "boards (8',
+  // 10')--"): only the ones past those leave the statement.
   if (quoteCtx) {
     let k = c0;
-    for (let g = 0; g < 4 && tType(k) == T_RP; g++) k++;
-    if (tType(k) == T_COMMA) k = valueListEnd(k);
-    if (tType(k) == T_SEMI) k++;
-    if (tType(k) == T_COMMENT && bareComment(k)) {
+    let closes = 0;
+    for (let g = 0; g < 4 && tType(k) == T_RP; g++) { k++; closes++; }
+    if (tType(k) == T_COMMA) {
+      k = valueListEnd(k, closes);
+      closes += listCloses;
+    }
+    if (k >= 0 && tType(k) == T_SEMI) k++;
+    if (k >= 0 && tType(k) == T_COMMENT && bareComment(k) && (closes == 0 || closes > opensBeforeQuote())) {
       const rc = firstOn(K_SQL_COMMENT);
       if (rc >= 0) hitTok(rc, k, k + 1);
     }
@@ -1629,6 +1669,8 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   // numbers, dates, phone numbers: digits with - . / : + , and spaces cannot hold SQL
   if (n == 0 || (mask & SQL_CLASSES) == 0) return;
   plusSpace = plusIsSpaceIn(p, n, mask);
+  gluedSplit = (mask & (C_EQ | C_LT | C_GT | C_SQ | C_DQ | C_LP | C_HASH | C_STAR)) != 0;
+  doubleDashIs = -2;
   stackedFilter = kindWordFilter(K_SQL_STACKED); // (read by the walks after ';')
   toks = TOKBUF;
   sqAt = (mask & C_SQ) != 0 ? firstQuote(39) : -1;
