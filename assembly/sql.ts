@@ -154,8 +154,9 @@ function lexNumber(c: u32, s: i32, glued: bool): i32 {
     }
   }
   // "3pm", "8h": a number glued to letters is a word, not a number; but not when the letters are
-  // an operator word SQL reads there ("1or 1=1", "1and 2>1", "1e0union select": MySQL and
-  // others end the number at the letter): the number, then the word lexed on its own
+  // an operator word SQL may read there ("1or 1=1", "1and 2>1", "1e0union select": some engines
+  // end a number at the letter, and every engine ends a float such as 1e0 there): the number,
+  // then the word lexed on its own
   if (k < len && isAlpha(at(txt, k))) {
     let e = k;
     while (e < len && isWord(at(txt, e))) e++;
@@ -174,8 +175,8 @@ function lexNumber(c: u32, s: i32, glued: bool): i32 {
 
 /**
  * txt[s, e) is UNION, or OR, AND, XOR, LIKE, RLIKE, REGEXP or DIV in a value that holds a
- * comparison, a quote, '(', '#', '*' or "--" (gluedSplit, doubleDash), any case (not IN or IS: "12in", "2is" are
- * measurements and typos far more often than SQL).
+ * comparison, a quote, '(', '#', '*' or "--" (gluedSplit, doubleDash), any case (not IN or IS:
+ * "12in", "2is" are measurements and typos far more often than SQL).
  */
 function gluedOperatorWord(s: i32, e: i32): bool {
   const l = e - s;
@@ -931,7 +932,10 @@ function judgeCalls(): void {
           }
           // prose goes on after the parenthesis: "Benchmark(2024) results", "Sleep(8) and feel better"
           // (for the two names prose uses; not pg_sleep, load_file, xp_cmdshell)
-          if (m < ntok && (wordIs(k, 'sleep') || wordIs(k, 'benchmark')) && (k == 0 || (tType(k - 1) == T_WORD && !isSqlWord(k - 1) && !isKeyword(k - 1))) && proseAfter(m + 1)) continue;
+          // (and prose before it: the value's start or a plain word, not "1 and sleep(5) x",
+          // "name,benchmark(...) b")
+          if (m < ntok && (wordIs(k, 'sleep') || wordIs(k, 'benchmark')) &&
+            (k == 0 || (tType(k - 1) == T_WORD && !isSqlWord(k - 1) && !isKeyword(k - 1))) && proseAfter(m + 1)) continue;
           hitTok(r, k, m < ntok ? m + 1 : ntok);
           break;
         }
@@ -943,12 +947,14 @@ function judgeCalls(): void {
 
 /**
  * Word token k, after white space, is no SQL: not an operator word or keyword, nor AS, ASC, DESC,
- * SET, DECLARE, WAITFOR, IF or CASE ("sleep(5) desc", "sleep(5) waitfor ...").
+ * SET, DECLARE, WAITFOR, IF, CASE, FOR, LOCK, WINDOW, WITH, ON or MEMBER ("sleep(5) desc",
+ * "sleep(5) waitfor ...", "sleep(5) for update").
  */
 function plainWord(k: i32): bool {
   return k < ntok && tType(k) == T_WORD && !tGlued(k) && !isSqlWord(k) && !isKeyword(k) && !wordIs(k, 'as') &&
     !wordIs(k, 'asc') && !wordIs(k, 'desc') && !wordIs(k, 'set') && !wordIs(k, 'declare') && !wordIs(k, 'waitfor') &&
-    !wordIs(k, 'if') && !wordIs(k, 'case') && !wordIs(k, 'for') && !wordIs(k, 'lock') && !wordIs(k, 'window') && !wordIs(k, 'with') && !wordIs(k, 'on') && !wordIs(k, 'member');
+    !wordIs(k, 'if') && !wordIs(k, 'case') && !wordIs(k, 'for') && !wordIs(k, 'lock') && !wordIs(k, 'window') &&
+    !wordIs(k, 'with') && !wordIs(k, 'on') && !wordIs(k, 'member');
 }
 
 /**
