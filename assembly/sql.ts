@@ -118,7 +118,9 @@ const LEX_ACT = memory.data(128);
 export function initSqlTables(): void {
   for (let c: u32 = 0; c < 128; c++) {
     let a = A_OP;
-    if ((cls(c) & 1) != 0) a = A_GAP;
+    // U+0000 too: a NUL ends the string in the C code under many drivers and servers, so what
+    // follows it is cut off ("' or 1=1%00"); read as a gap, the statement before it stands alone
+    if ((cls(c) & 1) != 0 || c == 0) a = A_GAP;
     else if (c == 43) a = A_PLUS;
     else if (isAlpha(c)) a = A_WORD;
     else if (c == 39 || c == 34) a = A_QUOTE;
