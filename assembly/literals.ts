@@ -11,7 +11,7 @@ import {
   P_QUOTE, P_SQL, P_COLON, P_DOT, P_LT, P_CMD, P_DEC,
 } from './text';
 import {
-  K_SUBSTRING, K_JS_CALL, K_PATH_WRAPPER, K_PATH_FILE, K_SQL_PHRASE, K_SQL_UNION, K_SQL_CALL, firstRule, nextRule,
+  K_SUBSTRING, K_JS_CALL, K_PATH_WRAPPER, K_PATH_FILE, K_SQL_PHRASE, K_SQL_UNION, K_SQL_CALL, K_SQL_CONDITIONAL, firstRule, nextRule,
   ruleEnabled, paramCount, paramPtr, paramLen,
 } from './rules';
 import { emit, fired } from './findings';
@@ -39,7 +39,7 @@ let entryCount = 0;
 
 function registered(kind: i32): bool {
   return kind == K_SUBSTRING || kind == K_JS_CALL || kind == K_PATH_WRAPPER || kind == K_PATH_FILE || kind == K_SQL_PHRASE ||
-    kind == K_SQL_UNION || kind == K_SQL_CALL;
+    kind == K_SQL_UNION || kind == K_SQL_CALL || kind == K_SQL_CONDITIONAL;
 }
 
 // Positions of UNION and of listed SQL function names: anchors where sql.ts lexes a window.
@@ -47,6 +47,11 @@ export const MAX_SQL_ANCHORS = 64;
 export const sqlAnchors = memory.data(MAX_SQL_ANCHORS * 4);
 export let sqlAnchorCount = 0;
 export let sqlAnchorsOverflow = false;
+// Positions of the word CASE (conditional windows, sql.ts): a list of their own, so that a text
+// full of "case" fills neither the list above nor turns every word into an anchor.
+export const caseAnchors = memory.data(MAX_SQL_ANCHORS * 4);
+export let caseAnchorCount = 0;
+export let caseAnchorsOverflow = false;
 
 // Folded separators a phrase's space may stand for in the text: tab, LF, VT and '+', FF, CR, '/'.
 const PHRASE_GAPS = memory.data<u8>([41, 42, 43, 44, 45, 47, 32]);
@@ -334,11 +339,18 @@ function verify(r: i32, k: i32, i: i32): bool {
   const kind = kindOf(r);
   const prev: u32 = i > 0 ? at(txt, i - 1) : 32;
   const first = <u32>load<u8>(w);
-  if (kind == K_SQL_UNION || kind == K_SQL_CALL) {
+  if (kind == K_SQL_UNION || kind == K_SQL_CALL || kind == K_SQL_CONDITIONAL) {
     // a word (or the last part of a dotted name): note it for the SQL judges; UNION also right
     // after a number ("1union select", "1e0union select": the number ends at the letter)
     if ((isIdent(prev) && !(kind == K_SQL_UNION && numberBefore(i))) || !same(w, wl, i)) return false;
     if (i + wl < len && isIdent(at(txt, i + wl))) return false;
+    if (kind == K_SQL_CONDITIONAL) {
+      if (caseAnchorCount > 0 && load<i32>(caseAnchors + (<usize>(caseAnchorCount - 1) << 2)) == i) return false;
+      if (caseAnchorCount >= MAX_SQL_ANCHORS) { caseAnchorsOverflow = true; return false; }
+      store<i32>(caseAnchors + (<usize>caseAnchorCount << 2), i);
+      caseAnchorCount++;
+      return false;
+    }
     if (sqlAnchorCount > 0 && load<i32>(sqlAnchors + (<usize>(sqlAnchorCount - 1) << 2)) == i) return false;
     if (sqlAnchorCount >= MAX_SQL_ANCHORS) { sqlAnchorsOverflow = true; return false; }
     store<i32>(sqlAnchors + (<usize>sqlAnchorCount << 2), i);
@@ -430,7 +442,7 @@ function checkBucket(h: u32, i: i32, onlyKind: i32): void {
     if ((p4 == ANY || p4 == t4) && (p5 == ANY || p5 == t5)) {
       const r = load<i32>(ep);
       const kd = kindOf(r);
-      if (ruleEnabled(r) && (onlyKind < 0 || kd == onlyKind || kd == K_SQL_UNION || kd == K_SQL_CALL)) verify(r, load<i32>(ep + 4), i);
+      if (ruleEnabled(r) && (onlyKind < 0 || kd == onlyKind || kd == K_SQL_UNION || kd == K_SQL_CALL || kd == K_SQL_CONDITIONAL)) verify(r, load<i32>(ep + 4), i);
     }
     e = load<i32>(ep + 8);
   }
@@ -454,6 +466,8 @@ export function scanLiterals(p: usize, n: i32, onlyKind: i32): void {
   sawHexByte = false;
   sqlAnchorCount = 0;
   sqlAnchorsOverflow = false;
+  caseAnchorCount = 0;
+  caseAnchorsOverflow = false;
   if (n < 3) return;
   txt = p;
   capTo = -1;
@@ -733,6 +747,8 @@ export function literalFront(p: usize, n: i32, stopAtEscape: bool): u32 {
 export function literalVerify(onlyKind: i32): void {
   sqlAnchorCount = 0;
   sqlAnchorsOverflow = false;
+  caseAnchorCount = 0;
+  caseAnchorsOverflow = false;
   const n = frontLen;
   if (n < 0 || n != len) return;
   const p = txt;
@@ -771,6 +787,8 @@ export function literalVerify(onlyKind: i32): void {
 function everyPosition(p: usize, n: i32, onlyKind: i32): void {
   sqlAnchorCount = 0;
   sqlAnchorsOverflow = false;
+  caseAnchorCount = 0;
+  caseAnchorsOverflow = false;
   // eight window hashes at a time (units folded in 16-bit lanes: c < 128 ? c | 32 : 127)
   const x20 = i16x8.splat(0x20);
   const x7f = i16x8.splat(0x7f);

@@ -26,6 +26,7 @@ export const K_SQL_CALL = 23;
 export const K_SQL_PHRASE = 24;
 export const K_SQL_COMMENT = 25;
 export const K_SQL_BREAKOUT = 26;
+export const K_SQL_CONDITIONAL = 33;
 export const K_SHELL_COMMAND = 27;
 export const K_SHELL_RARE = 28;
 export const K_SHELL_SUBST = 29;
@@ -50,7 +51,7 @@ export const K_COUNT = 64;
 const KIND_NAMES: string[] = [
   'html-tag', 'html-event-attr', 'html-attr-name', 'url-scheme', 'data-url', 'css-expression',
   'attr-breakout', 'js-breakout', 'js-call', 'substring',
-  'sql-tautology', 'sql-union', 'sql-stacked', 'sql-call', 'sql-phrase', 'sql-comment', 'sql-breakout',
+  'sql-tautology', 'sql-union', 'sql-stacked', 'sql-call', 'sql-phrase', 'sql-comment', 'sql-breakout', 'sql-conditional',
   'path-traversal', 'path-file', 'path-wrapper', 'path-nul',
   'decode-excess', 'limit-oversize', 'engine-fault',
   'template-expression', 'template-name', 'ssti-dunder', 'xml-doctype', 'xml-entity', 'xml-cdata',
@@ -59,7 +60,7 @@ const KIND_NAMES: string[] = [
 const KIND_CODES: i32[] = [
   K_HTML_TAG, K_HTML_EVENT_ATTR, K_HTML_ATTR_NAME, K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR,
   K_ATTR_BREAKOUT, K_JS_BREAKOUT, K_JS_CALL, K_SUBSTRING,
-  K_SQL_TAUTOLOGY, K_SQL_UNION, K_SQL_STACKED, K_SQL_CALL, K_SQL_PHRASE, K_SQL_COMMENT, K_SQL_BREAKOUT,
+  K_SQL_TAUTOLOGY, K_SQL_UNION, K_SQL_STACKED, K_SQL_CALL, K_SQL_PHRASE, K_SQL_COMMENT, K_SQL_BREAKOUT, K_SQL_CONDITIONAL,
   K_PATH_TRAVERSAL, K_PATH_FILE, K_PATH_WRAPPER, K_PATH_NUL,
   K_DECODE_EXCESS, K_LIMIT_OVERSIZE, K_ENGINE_FAULT,
   K_TEMPLATE_EXPR, K_TEMPLATE_NAME, K_SSTI_DUNDER, K_XML_DOCTYPE, K_XML_ENTITY, K_XML_CDATA,

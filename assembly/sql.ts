@@ -7,9 +7,9 @@
 // sequences no judge accepts.
 
 import { at, lower, isAlpha, isDigit, isSpace, isWord, isHex, hashLower, cls, find2, findP, P_SQL, skipBlanks } from './text';
-import { sqlAnchors, sqlAnchorCount, sqlAnchorsOverflow } from './literals';
+import { sqlAnchors, sqlAnchorCount, sqlAnchorsOverflow, caseAnchors, caseAnchorCount, caseAnchorsOverflow } from './literals';
 import {
-  K_SQL_TAUTOLOGY, K_SQL_UNION, K_SQL_STACKED, K_SQL_CALL, K_SQL_PHRASE, K_SQL_COMMENT, K_SQL_BREAKOUT,
+  K_SQL_TAUTOLOGY, K_SQL_UNION, K_SQL_STACKED, K_SQL_CALL, K_SQL_PHRASE, K_SQL_COMMENT, K_SQL_BREAKOUT, K_SQL_CONDITIONAL,
   firstRule, nextRule, ruleEnabled, paramFind, paramCount, paramPtr, paramLen, ruleWithWord, enabledRule, kindWordFilter, filterMayHave,
 } from './rules';
 import { emit, fired } from './findings';
@@ -739,7 +739,8 @@ function hitTok(r: i32, a: i32, b: i32): void {
 /** Every enabled context-free rule has reported: anchored windows can find nothing new. */
 function contextFreeDone(): bool {
   if (stripMode) return false;
-  return kindDone(K_SQL_UNION) && kindDone(K_SQL_STACKED) && kindDone(K_SQL_CALL) && kindDone(K_SQL_COMMENT) && kindDone(K_SQL_TAUTOLOGY);
+  return kindDone(K_SQL_UNION) && kindDone(K_SQL_STACKED) && kindDone(K_SQL_CALL) && kindDone(K_SQL_COMMENT) && kindDone(K_SQL_TAUTOLOGY) &&
+    kindDone(K_SQL_CONDITIONAL);
 }
 
 function kindDone(kind: i32): bool {
@@ -1226,7 +1227,137 @@ function contextFree(strictUnion: bool): void {
   judgeCalls();
   judgeComments();
   judgeConstantTautology();
+  judgeConditional();
   // phrases (WAITFOR DELAY, INTO OUTFILE, schema names) are literals: literals.ts
+}
+
+/**
+ * A conditional expression, in any context: what an attacker puts where a sort column, a list
+ * item or a value goes, to read the database one bit at a time.
+ * - CASE ... WHEN ... THEN ... END, innermost (no CASE between it and its END), with a comparison
+ *   operator, a call or a subquery before its THEN: "(case when 1=1 then id else name end)",
+ *   "CASE WHEN (SELECT ...)=1 THEN 1 ELSE 0 END", "CASE ASCII(SUBSTRING(user(),1,1)) WHEN 114
+ *   THEN ...". ("In case when it rains then we end early" has none of the three.)
+ * - IF(a <comparison> b, ...) whose sides are two literals or a subquery: "if(1=1,id,name)",
+ *   "IF(1234=1234,1,2)", "IF((SELECT ...)>1,...)". (A spreadsheet's IF(A1=1,...) compares a cell.)
+ *   IF is two letters, too short for the literal pass: the '=' window finds it, so the IF may lie
+ *   before the window's first token, and is read in the text; at most 4 per window.
+ * One pass over the window's tokens. Returns the CASE left open at the window's end, or -1.
+ */
+function judgeConditional(): i32 {
+  const r = firstOn(K_SQL_CONDITIONAL);
+  if (r < 0 || done(r) || (seen & (<u32>1 << T_LP | <u32>1 << T_WORD)) == 0) return -1;
+  let ifs = 0;
+  // the innermost CASE open (no CASE after it yet), and what it holds so far
+  let open = -1;
+  let when = false;
+  let then = false;
+  let cond = false;
+  for (let k = 0; k < ntok; k++) {
+    const t = tType(k);
+    if (t == T_LP) {
+      if (open >= 0 && !then && wordIs(sig(k + 1), 'select')) cond = true;
+      if (ifs >= 4 || !ifBefore(k)) continue;
+      ifs++;
+      if (ifCondition(k)) {
+        // from the IF, which may lie before the window's first token
+        const e = tEnd(exprEnd - 1);
+        if (stripMode) addSpan(ifAt, e);
+        else { emit(r, ifAt, e); return -1; }
+      }
+      continue;
+    }
+    if (t == T_OP) {
+      // (operators only: "in case when it is late then we end" has IS)
+      if (open >= 0 && !then && (tSub(k) == O_EQ || tSub(k) == O_CMP)) cond = true;
+      continue;
+    }
+    if (t != T_WORD) continue;
+    if (wordIs(k, 'case')) {
+      if (caseHead(k)) {
+        open = k;
+        when = false;
+        then = false;
+        cond = false;
+      }
+      continue;
+    }
+    if (open < 0) continue;
+    if (wordIs(k, 'when')) when = true;
+    else if (wordIs(k, 'then')) then = when;
+    else if (wordIs(k, 'end')) {
+      if (when && then && cond) {
+        hitTok(r, open, k + 1);
+        if (!stripMode) return -1;
+      }
+      open = -1;
+    } else if (!then && isCall(k)) cond = true;
+  }
+  return open;
+}
+
+/**
+ * CASE token k starts a CASE expression: WHEN within the next 16 tokens, with only an operand
+ * before it outside parentheses ("CASE WHEN", "CASE ASCII(SUBSTRING(user(),1,1)) WHEN", "CASE
+ * t.a+1 WHEN"; not "in any case, when ...", "use case: when ..." or "case studies, when read").
+ */
+function caseHead(k: i32): bool {
+  let depth = 0;
+  const to = k + 17 < ntok ? k + 17 : ntok;
+  for (let m = k + 1; m < to; m++) {
+    const t = tType(m);
+    if (t == T_LP) depth++;
+    else if (t == T_RP) { if (--depth < 0) return false; }
+    else if (depth == 0) {
+      if (wordIs(m, 'when')) return true;
+      // an operand: names, literals, calls, arithmetic ("t.a", "1+1"); not ',' ';' ':' '?' '!'
+      if (!(t == T_WORD || t == T_NUM || t == T_STR || t == T_BTICK || t == T_VAR || t == T_COMMENT ||
+        (t == T_OP && (tSub(m) == O_ARITH || tSub(m) == O_BIT || tSub(m) == O_OR)) || (t == T_OTHER && at(txt, tStart(m)) == 46))) return false;
+    }
+  }
+  return false;
+}
+
+/** The word CASE at i. */
+function caseWordAt(i: i32): bool {
+  return i + 4 <= len && (at(txt, i) | 32) == 99 && (at(txt, i + 1) | 32) == 97 && (at(txt, i + 2) | 32) == 115 &&
+    (at(txt, i + 3) | 32) == 101 && (i + 4 == len || !isWord(at(txt, i + 4)));
+}
+
+let ifAt = 0; // where the IF ifBefore found starts
+
+/** The text right before '(' token k is the word IF (white space between allowed, a few units): ifAt. */
+function ifBefore(k: i32): bool {
+  let i = tStart(k);
+  for (let g = 0; g < 4 && i > 0 && sqlBlank(at(txt, i - 1)); g++) i--;
+  if (i < 2 || (at(txt, i - 1) | 32) != 102 || (at(txt, i - 2) | 32) != 105) return false;
+  ifAt = i - 2;
+  return i == 2 || !isWord(at(txt, i - 3));
+}
+
+/** IF( at '(' token k: two literals compared, or a subquery compared, then ','. Sets exprEnd past the IF's ')'. */
+function ifCondition(k: i32): bool {
+  const a = sig(k + 1);
+  const ta = tType(a);
+  let sub = false;
+  if (ta == T_LP && wordIs(sig(a + 1), 'select')) {
+    operand(a, false);
+    sub = true;
+  } else if (ta == T_NUM || ta == T_STR) exprEnd = a + 1;
+  else return false;
+  const op = sig(exprEnd);
+  if (!(tType(op) == T_OP && (tSub(op) == O_EQ || tSub(op) == O_CMP))) return false;
+  const b = sig(op + 1);
+  const tb = tType(b);
+  if (tb == T_LP && wordIs(sig(b + 1), 'select')) {
+    operand(b, false);
+    sub = true;
+  } else if (tb == T_NUM || tb == T_STR) exprEnd = b + 1;
+  else return false;
+  if (tType(sig(exprEnd)) != T_COMMA) return false;
+  // on to the IF's own ')'
+  operand(k, false);
+  return true;
 }
 
 /** Two literal tokens with the same value ('a' and 'a, 1 and 1), quotes aside. */
@@ -1828,6 +1959,8 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
       const s = windowStart(a);
       // dense anchors (the last window ran into this one): lex more per window
       win = a < lastLexEnd ? (win * 2 > MAX_WINDOW ? MAX_WINDOW : win * 2) : WINDOW;
+      // a CASE expression's END lies further on than a window's twelve tokens ("case when
+      // substring(user(),1,1)='r' then id else name end"): its window reads the judged stretch
       const from = s < covered ? covered : s;
       lex(0, from, win);
       lastLexEnd = lexEnd;
@@ -1856,4 +1989,88 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
     // anchors inside the judged window need no window of their own
     i = next > covered ? next : covered;
   }
+  conditionalWindows();
+}
+
+/**
+ * CASE expressions and a leading IF(: read in windows of their own, after the others, so that
+ * they change no other window (a window from CASE would read the text after it differently from
+ * the windows of the anchors there). A CASE is judged at the END that closes it, the first END
+ * after it with no CASE between: per END word, one window of CONTEXT_WINDOW tokens from the last
+ * CASE before it (its END lies further on than an anchored window's tokens: "case when
+ * substring(user(),1,1)='r' then id else name end"). That window judges every CASE and END in
+ * it; the next END taken is past it, or past the CASE it left open. Windows start at CASEs
+ * further on each time, and text without an END lexes none: linear.
+ */
+function conditionalWindows(): void {
+  const r = firstOn(K_SQL_CONDITIONAL);
+  if (r < 0 || done(r)) return;
+  // IF( at the value's start, however its condition compares ("IF((SELECT COUNT(*) FROM users)>0,1,0)":
+  // no '=' window)
+  const s = skipBlanks(txt, 0, len);
+  if (s + 2 < len && (at(txt, s) | 32) == 105 && (at(txt, s + 1) | 32) == 102 && at(txt, s + 2) == 40) {
+    lex(0, s, CONTEXT_WINDOW);
+    judgeConditional();
+    if (done(r)) return;
+  }
+  if (caseAnchorCount == 0) return;
+  const listedTo = load<i32>(caseAnchors + (<usize>(caseAnchorCount - 1) << 2));
+  let w = 0; // the first listed CASE at or after pos
+  let scanned = listedTo + 1; // past the list: CASE words searched in the text up to here
+  let lastFound = -1; // the last CASE found by that search
+  let e = -1; // an END at or after pos (searched again only once pos has passed it)
+  let pos = load<i32>(caseAnchors);
+  while (pos < len) {
+    if (e < pos) {
+      e = nextWordEnd(pos);
+      if (e < 0) return;
+    }
+    // the last CASE in [pos, e)
+    let c = -1;
+    while (w < caseAnchorCount && load<i32>(caseAnchors + (<usize>w << 2)) < pos) w++;
+    while (w < caseAnchorCount && load<i32>(caseAnchors + (<usize>w << 2)) < e) { c = load<i32>(caseAnchors + (<usize>w << 2)); w++; }
+    if (caseAnchorsOverflow && e > listedTo) {
+      if (lastFound >= pos) c = lastFound;
+      let k = scanned > pos ? scanned : pos;
+      while (true) {
+        k = nextCaseWord(k, e);
+        if (k < 0) break;
+        c = k;
+        lastFound = k;
+        k += 4;
+      }
+      if (e > scanned) scanned = e;
+    }
+    if (c < 0) { pos = e + 3; continue; }
+    lex(0, c, CONTEXT_WINDOW);
+    const open = judgeConditional();
+    if (done(r)) return;
+    pos = open > 0 ? tStart(open) : (lexEnd > e + 3 ? lexEnd : e + 3);
+    if (pos <= c) pos = c + 1;
+    // (back to the first listed CASE at or after the new pos: the CASE left open is listed after e)
+    while (w > 0 && load<i32>(caseAnchors + (<usize>(w - 1) << 2)) >= pos) w--;
+  }
+}
+
+/** The first word CASE in [i, to), or -1: the search past a full anchor list. */
+function nextCaseWord(i: i32, to: i32): i32 {
+  while (i < to) {
+    i = find2(txt, i, to, 99, 67);
+    if (i >= to) return -1;
+    if ((i == 0 || !isWord(at(txt, i - 1))) && caseWordAt(i)) return i;
+    i++;
+  }
+  return -1;
+}
+
+/** The first word END at or after i, or -1. */
+function nextWordEnd(i: i32): i32 {
+  while (i < len) {
+    i = find2(txt, i, len, 101, 69);
+    if (i + 3 > len) return -1;
+    if ((i == 0 || !isWord(at(txt, i - 1))) && (at(txt, i + 1) | 32) == 110 && (at(txt, i + 2) | 32) == 100 &&
+      (i + 3 == len || !isWord(at(txt, i + 3)))) return i;
+    i++;
+  }
+  return -1;
 }
