@@ -12,7 +12,7 @@ import { at, lower, isAlpha, isAlnum, isDigit, find4, findP, P_CMD } from './tex
 import { K_SHELL_COMMAND, K_SHELL_RARE, K_SHELL_SUBST, firstRule, enabledRule, ruleWithWord, kindWordFilter, filterMayHave, filterPairMayHave } from './rules';
 import { emit } from './findings';
 import { stripMode, addSpan } from './spans';
-import { C_SEMI, C_AMP, C_PIPE, C_BQ, C_DOLLAR, C_LBRACE, C_SPACE, C_CTRL, C_NUL, C_LT, C_GT, C_BSLASH, C_COLON, plusIsSpace } from './classes';
+import { C_SEMI, C_AMP, C_PIPE, C_BQ, C_DOLLAR, C_LBRACE, C_SPACE, C_CTRL, C_NUL, C_LT, C_GT, C_BSLASH, C_COLON, plusIsSpaceIn } from './classes';
 
 let txt: usize = 0;
 let len = 0;
@@ -887,7 +887,7 @@ export function cmdWanted(p: usize, n: i32, mask: u32): bool {
 export function scanCmd(p: usize, n: i32, mask: u32): void {
   txt = p;
   len = n;
-  plusSpace = plusIsSpace(mask);
+  plusSpace = plusIsSpaceIn(p, n, mask);
   cntAt = cntSq = cntDq = cntBq = cntOpen = cntClose = 0;
   if (n == 0) return;
   if (stripMode) {

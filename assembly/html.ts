@@ -12,7 +12,7 @@ import {
 } from './rules';
 import { emit, fired } from './findings';
 import { stripMode, addSpan } from './spans';
-import { C_LT, C_COLON, C_SQ, C_DQ, C_BQ, plusIsSpace } from './classes';
+import { C_LT, C_COLON, C_SQ, C_DQ, C_BQ, plusIsSpaceIn } from './classes';
 
 // Scratch for a URL scheme with ignored characters removed (at most 32 units).
 const schemeBuf = memory.data(64);
@@ -878,7 +878,7 @@ export function scanXss(p: usize, n: i32, mask: u32): void {
   txt = p;
   len = n;
   gtFrom = -1;
-  plusSpace = plusIsSpace(mask);
+  plusSpace = plusIsSpaceIn(p, n, mask);
   spBits = plusSpace ? TC_SP | TC_PLUS : TC_SP;
   // (set before any judge that reads them, whichever passes run)
   attrNameFilter = kindWordFilter(K_HTML_ATTR_NAME);
