@@ -52,6 +52,10 @@ export let sqlAnchorsOverflow = false;
 export const caseAnchors = memory.data(MAX_SQL_ANCHORS * 4);
 export let caseAnchorCount = 0;
 export let caseAnchorsOverflow = false;
+// Positions of IF( and IIF( (the other params of that kind), the same way.
+export const ifAnchors = memory.data(MAX_SQL_ANCHORS * 4);
+export let ifAnchorCount = 0;
+export let ifAnchorsOverflow = false;
 
 // Folded separators a phrase's space may stand for in the text: tab, LF, VT and '+', FF, CR, '/'.
 const PHRASE_GAPS = memory.data<u8>([41, 42, 43, 44, 45, 47, 32]);
@@ -343,12 +347,21 @@ function verify(r: i32, k: i32, i: i32): bool {
     // a word (or the last part of a dotted name): note it for the SQL judges; UNION also right
     // after a number ("1union select", "1e0union select": the number ends at the letter)
     if ((isIdent(prev) && !(kind == K_SQL_UNION && numberBefore(i))) || !same(w, wl, i)) return false;
-    if (i + wl < len && isIdent(at(txt, i + wl))) return false;
+    // (a param that ends in '(' ends there: "if(1=1")
+    if (i + wl < len && isIdent(at(txt, i + wl)) && load<u8>(w + wl - 1) != 40) return false;
     if (kind == K_SQL_CONDITIONAL) {
-      if (caseAnchorCount > 0 && load<i32>(caseAnchors + (<usize>(caseAnchorCount - 1) << 2)) == i) return false;
-      if (caseAnchorCount >= MAX_SQL_ANCHORS) { caseAnchorsOverflow = true; return false; }
-      store<i32>(caseAnchors + (<usize>caseAnchorCount << 2), i);
-      caseAnchorCount++;
+      // CASE, or IF( and IIF(: lists of their own
+      if (load<u8>(w + wl - 1) != 40) {
+        if (caseAnchorCount > 0 && load<i32>(caseAnchors + (<usize>(caseAnchorCount - 1) << 2)) == i) return false;
+        if (caseAnchorCount >= MAX_SQL_ANCHORS) { caseAnchorsOverflow = true; return false; }
+        store<i32>(caseAnchors + (<usize>caseAnchorCount << 2), i);
+        caseAnchorCount++;
+      } else {
+        if (ifAnchorCount > 0 && load<i32>(ifAnchors + (<usize>(ifAnchorCount - 1) << 2)) >= i - 1) return false;
+        if (ifAnchorCount >= MAX_SQL_ANCHORS) { ifAnchorsOverflow = true; return false; }
+        store<i32>(ifAnchors + (<usize>ifAnchorCount << 2), i);
+        ifAnchorCount++;
+      }
       return false;
     }
     if (sqlAnchorCount > 0 && load<i32>(sqlAnchors + (<usize>(sqlAnchorCount - 1) << 2)) == i) return false;
@@ -468,6 +481,8 @@ export function scanLiterals(p: usize, n: i32, onlyKind: i32): void {
   sqlAnchorsOverflow = false;
   caseAnchorCount = 0;
   caseAnchorsOverflow = false;
+  ifAnchorCount = 0;
+  ifAnchorsOverflow = false;
   if (n < 3) return;
   txt = p;
   capTo = -1;
@@ -749,6 +764,8 @@ export function literalVerify(onlyKind: i32): void {
   sqlAnchorsOverflow = false;
   caseAnchorCount = 0;
   caseAnchorsOverflow = false;
+  ifAnchorCount = 0;
+  ifAnchorsOverflow = false;
   const n = frontLen;
   if (n < 0 || n != len) return;
   const p = txt;
@@ -789,6 +806,8 @@ function everyPosition(p: usize, n: i32, onlyKind: i32): void {
   sqlAnchorsOverflow = false;
   caseAnchorCount = 0;
   caseAnchorsOverflow = false;
+  ifAnchorCount = 0;
+  ifAnchorsOverflow = false;
   // eight window hashes at a time (units folded in 16-bit lanes: c < 128 ? c | 32 : 127)
   const x20 = i16x8.splat(0x20);
   const x7f = i16x8.splat(0x7f);

@@ -7,7 +7,7 @@
 // sequences no judge accepts.
 
 import { at, lower, isAlpha, isDigit, isSpace, isWord, isHex, hashLower, cls, find2, findP, P_SQL, skipBlanks } from './text';
-import { sqlAnchors, sqlAnchorCount, sqlAnchorsOverflow, caseAnchors, caseAnchorCount, caseAnchorsOverflow } from './literals';
+import { sqlAnchors, sqlAnchorCount, sqlAnchorsOverflow, caseAnchors, caseAnchorCount, caseAnchorsOverflow, ifAnchors, ifAnchorCount, ifAnchorsOverflow } from './literals';
 import {
   K_SQL_TAUTOLOGY, K_SQL_UNION, K_SQL_STACKED, K_SQL_CALL, K_SQL_PHRASE, K_SQL_COMMENT, K_SQL_BREAKOUT, K_SQL_CONDITIONAL,
   firstRule, nextRule, ruleEnabled, paramFind, paramCount, paramPtr, paramLen, ruleWithWord, enabledRule, kindWordFilter, filterMayHave,
@@ -739,8 +739,7 @@ function hitTok(r: i32, a: i32, b: i32): void {
 /** Every enabled context-free rule has reported: anchored windows can find nothing new. */
 function contextFreeDone(): bool {
   if (stripMode) return false;
-  return kindDone(K_SQL_UNION) && kindDone(K_SQL_STACKED) && kindDone(K_SQL_CALL) && kindDone(K_SQL_COMMENT) && kindDone(K_SQL_TAUTOLOGY) &&
-    kindDone(K_SQL_CONDITIONAL);
+  return kindDone(K_SQL_UNION) && kindDone(K_SQL_STACKED) && kindDone(K_SQL_CALL) && kindDone(K_SQL_COMMENT) && kindDone(K_SQL_TAUTOLOGY);
 }
 
 function kindDone(kind: i32): bool {
@@ -1227,137 +1226,119 @@ function contextFree(strictUnion: bool): void {
   judgeCalls();
   judgeComments();
   judgeConstantTautology();
-  judgeConditional();
   // phrases (WAITFOR DELAY, INTO OUTFILE, schema names) are literals: literals.ts
 }
 
 /**
  * A conditional expression, in any context: what an attacker puts where a sort column, a list
- * item or a value goes, to read the database one bit at a time.
- * - CASE ... WHEN ... THEN ... END, innermost (no CASE between it and its END), with a comparison
- *   operator, a call or a subquery before its THEN: "(case when 1=1 then id else name end)",
- *   "CASE WHEN (SELECT ...)=1 THEN 1 ELSE 0 END", "CASE ASCII(SUBSTRING(user(),1,1)) WHEN 114
- *   THEN ...". ("In case when it rains then we end early" has none of the three.)
- * - IF(a <comparison> b, ...) whose sides are two literals or a subquery: "if(1=1,id,name)",
- *   "IF(1234=1234,1,2)", "IF((SELECT ...)>1,...)". (A spreadsheet's IF(A1=1,...) compares a cell.)
- *   IF is two letters, too short for the literal pass: the '=' window finds it, so the IF may lie
- *   before the window's first token, and is read in the text; at most 4 per window.
- * One pass over the window's tokens. Returns the CASE left open at the window's end, or -1.
+ * item or a value goes, to read the database one bit at a time. Judged in windows of their own
+ * (conditionalWindows), on a strict shape, so that prose with the same words stays prose ("This
+ * case fits when the phone (iPhone 15) is inside, then snaps shut ... end to end").
+ * - CASE WHEN cond THEN x [WHEN cond THEN x ...] [ELSE x] END, where every cond is an operand, a
+ *   comparison (= < > <> != LIKE BETWEEN IS IN ...) and an operand, or (not the only one) a bare
+ *   operand, in parentheses or not, and every x one operand (a
+ *   name, literal, call, parenthesised group or arithmetic of those): "(case when 1=1 then id
+ *   else name end)", "CASE WHEN (SELECT ...)=1 THEN 1 ELSE 0 END", "case when current_user like
+ *   'r%' then id else name end".
+ * - CASE x WHEN literal THEN x ... END, the same with literals after WHEN: "(case current_user
+ *   when 'root' then id else name end)", "CASE ASCII(SUBSTRING(user(),1,1)) WHEN 114 THEN 1 END".
+ * Sets exprEnd past the END.
  */
-function judgeConditional(): i32 {
-  const r = firstOn(K_SQL_CONDITIONAL);
-  if (r < 0 || done(r) || (seen & (<u32>1 << T_LP | <u32>1 << T_WORD)) == 0) return -1;
-  let ifs = 0;
-  // the innermost CASE open (no CASE after it yet), and what it holds so far
-  let open = -1;
-  let when = false;
-  let then = false;
-  let cond = false;
-  for (let k = 0; k < ntok; k++) {
-    const t = tType(k);
-    if (t == T_LP) {
-      if (open >= 0 && !then && wordIs(sig(k + 1), 'select')) cond = true;
-      if (ifs >= 4 || !ifBefore(k)) continue;
-      ifs++;
-      if (ifCondition(k)) {
-        // from the IF, which may lie before the window's first token
-        const e = tEnd(exprEnd - 1);
-        if (stripMode) addSpan(ifAt, e);
-        else { emit(r, ifAt, e); return -1; }
-      }
-      continue;
-    }
-    if (t == T_OP) {
-      // (operators only: "in case when it is late then we end" has IS)
-      if (open >= 0 && !then && (tSub(k) == O_EQ || tSub(k) == O_CMP)) cond = true;
-      continue;
-    }
-    if (t != T_WORD) continue;
-    if (wordIs(k, 'case')) {
-      if (caseHead(k)) {
-        open = k;
-        when = false;
-        then = false;
-        cond = false;
-      }
-      continue;
-    }
-    if (open < 0) continue;
-    if (wordIs(k, 'when')) when = true;
-    else if (wordIs(k, 'then')) then = when;
-    else if (wordIs(k, 'end')) {
-      if (when && then && cond) {
-        hitTok(r, open, k + 1);
-        if (!stripMode) return -1;
-      }
-      open = -1;
-    } else if (!then && isCall(k)) cond = true;
+function caseShape(k: i32): bool {
+  let m = sig(k + 1);
+  let simple = false;
+  if (!wordIs(m, 'when')) {
+    if (!caseOperand(m)) return false;
+    m = sig(exprEnd);
+    if (!wordIs(m, 'when')) return false;
+    simple = true;
   }
-  return open;
-}
-
-/**
- * CASE token k starts a CASE expression: WHEN within the next 16 tokens, with only an operand
- * before it outside parentheses ("CASE WHEN", "CASE ASCII(SUBSTRING(user(),1,1)) WHEN", "CASE
- * t.a+1 WHEN"; not "in any case, when ...", "use case: when ..." or "case studies, when read").
- */
-function caseHead(k: i32): bool {
-  let depth = 0;
-  const to = k + 17 < ntok ? k + 17 : ntok;
-  for (let m = k + 1; m < to; m++) {
-    const t = tType(m);
-    if (t == T_LP) depth++;
-    else if (t == T_RP) { if (--depth < 0) return false; }
-    else if (depth == 0) {
-      if (wordIs(m, 'when')) return true;
-      // an operand: names, literals, calls, arithmetic ("t.a", "1+1"); not ',' ';' ':' '?' '!'
-      if (!(t == T_WORD || t == T_NUM || t == T_STR || t == T_BTICK || t == T_VAR || t == T_COMMENT ||
-        (t == T_OP && (tSub(m) == O_ARITH || tSub(m) == O_BIT || tSub(m) == O_OR)) || (t == T_OTHER && at(txt, tStart(m)) == 46))) return false;
+  let compared = simple;
+  for (let g = 0; g < 16; g++) {
+    // m is a WHEN
+    const c = sig(m + 1);
+    if (simple) {
+      const t = tType(c);
+      if (!(t == T_NUM || t == T_STR)) return false;
+      exprEnd = c + 1;
+    } else {
+      // (parenthesised conditions: "WHEN (1=1) THEN", "WHEN ((select 1)=1) THEN")
+      let x = c;
+      let opens = 0;
+      while (opens < 4 && tType(x) == T_LP && !wordIs(sig(x + 1), 'select')) { x = sig(x + 1); opens++; }
+      if (!caseOperand(x)) return false;
+      // (one WHEN may test a bare operand, "when 0 then ...": some WHEN must compare)
+      const op = sig(exprEnd);
+      if (isCmp(op)) {
+        if (!cmpRight(op)) return false;
+        compared = true;
+      } else if (opens > 0 || !wordIs(op, 'then')) return false;
+      for (; opens > 0; opens--) {
+        const rp = sig(exprEnd);
+        if (tType(rp) != T_RP) return false;
+        exprEnd = rp + 1;
+      }
     }
+    m = sig(exprEnd);
+    if (!wordIs(m, 'then') || !caseOperand(sig(m + 1))) return false;
+    m = sig(exprEnd);
+    if (wordIs(m, 'when')) continue;
+    if (wordIs(m, 'else')) {
+      if (!caseOperand(sig(m + 1))) return false;
+      m = sig(exprEnd);
+    }
+    if (!wordIs(m, 'end')) return false;
+    exprEnd = m + 1;
+    return compared;
   }
   return false;
 }
 
-/** The word CASE at i. */
-function caseWordAt(i: i32): bool {
-  return i + 4 <= len && (at(txt, i) | 32) == 99 && (at(txt, i + 1) | 32) == 97 && (at(txt, i + 2) | 32) == 115 &&
-    (at(txt, i + 3) | 32) == 101 && (i + 4 == len || !isWord(at(txt, i + 4)));
+/** One operand of a CASE (arithmetic of operands included), not a keyword; sets exprEnd. */
+function caseOperand(k: i32): bool {
+  if (k >= ntok || wordIs(k, 'case') || isKeyword(k)) return false;
+  return chain(k, true);
 }
 
-let ifAt = 0; // where the IF ifBefore found starts
-
-/** The text right before '(' token k is the word IF (white space between allowed, a few units): ifAt. */
-function ifBefore(k: i32): bool {
-  let i = tStart(k);
-  for (let g = 0; g < 4 && i > 0 && sqlBlank(at(txt, i - 1)); g++) i--;
-  if (i < 2 || (at(txt, i - 1) | 32) != 102 || (at(txt, i - 2) | 32) != 105) return false;
-  ifAt = i - 2;
-  return i == 2 || !isWord(at(txt, i - 3));
-}
-
-/** IF( at '(' token k: two literals compared, or a subquery compared, then ','. Sets exprEnd past the IF's ')'. */
-function ifCondition(k: i32): bool {
-  const a = sig(k + 1);
-  const ta = tType(a);
-  let sub = false;
-  if (ta == T_LP && wordIs(sig(a + 1), 'select')) {
-    operand(a, false);
-    sub = true;
-  } else if (ta == T_NUM || ta == T_STR) exprEnd = a + 1;
-  else return false;
+/**
+ * IF(cond, a, b) at word token k (IF or IIF, then '('): cond is two literals compared ("1=1",
+ * "2>1", "-1<2"), a subquery compared with a literal or a subquery, or a call compared with a
+ * literal ("if(ascii(substr(current_user,1,1))>100,id,name)"; not in a value that starts with
+ * '=', a spreadsheet formula: "=IF(LEN(A1)>5,...)"), then ','. Sets exprEnd past the IF's ')'
+ * (or the window's end).
+ */
+function ifShape(k: i32): bool {
+  const lp = sig(k + 1);
+  if (tType(lp) != T_LP) return false;
+  const a = sig(lp + 1);
+  const ka = ifSide(a);
+  if (ka == 0) return false;
   const op = sig(exprEnd);
   if (!(tType(op) == T_OP && (tSub(op) == O_EQ || tSub(op) == O_CMP))) return false;
   const b = sig(op + 1);
-  const tb = tType(b);
-  if (tb == T_LP && wordIs(sig(b + 1), 'select')) {
-    operand(b, false);
-    sub = true;
-  } else if (tb == T_NUM || tb == T_STR) exprEnd = b + 1;
-  else return false;
+  const kb = ifSide(b);
+  if (kb == 0) return false;
+  // a call only against a literal, and not in a spreadsheet formula
+  if ((ka == 3 || kb == 3) && (ka + kb != 4 || formulaValue())) return false;
   if (tType(sig(exprEnd)) != T_COMMA) return false;
-  // on to the IF's own ')'
-  operand(k, false);
+  operand(lp, false);
   return true;
+}
+
+/** One side of an IF's comparison at k: 1 a literal, 2 a subquery, 3 a call, 0 none; sets exprEnd. */
+function ifSide(k: i32): i32 {
+  const u = unaryEnd(k);
+  const t = tType(u);
+  if (t == T_NUM || t == T_STR) { exprEnd = u + 1; return 1; }
+  if (t == T_LP && wordIs(sig(u + 1), 'select')) { operand(u, false); return 2; }
+  if (isCall(u) && !isKeyword(u)) { operand(u, false); return 3; }
+  return 0;
+}
+
+/** The value starts with '=' (a spreadsheet formula). */
+function formulaValue(): bool {
+  const s = skipBlanks(txt, 0, len);
+  return s < len && at(txt, s) == 61;
 }
 
 /** Two literal tokens with the same value ('a' and 'a, 1 and 1), quotes aside. */
@@ -1959,8 +1940,6 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
       const s = windowStart(a);
       // dense anchors (the last window ran into this one): lex more per window
       win = a < lastLexEnd ? (win * 2 > MAX_WINDOW ? MAX_WINDOW : win * 2) : WINDOW;
-      // a CASE expression's END lies further on than a window's twelve tokens ("case when
-      // substring(user(),1,1)='r' then id else name end"): its window reads the judged stretch
       const from = s < covered ? covered : s;
       lex(0, from, win);
       lastLexEnd = lexEnd;
@@ -1993,63 +1972,158 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
 }
 
 /**
- * CASE expressions and a leading IF(: read in windows of their own, after the others, so that
- * they change no other window (a window from CASE would read the text after it differently from
- * the windows of the anchors there). A CASE is judged at the END that closes it, the first END
- * after it with no CASE between: per END word, one window of CONTEXT_WINDOW tokens from the last
- * CASE before it (its END lies further on than an anchored window's tokens: "case when
- * substring(user(),1,1)='r' then id else name end"). That window judges every CASE and END in
- * it; the next END taken is past it, or past the CASE it left open. Windows start at CASEs
- * further on each time, and text without an END lexes none: linear.
+ * CASE and IF( windows, read after all the others so that they change nothing another window
+ * finds (a window from CASE would read the text after it differently from the windows there).
+ * - IF( and IIF( (the literal pass lists them; past 64, the text is searched): a window of
+ *   CONTEXT_WINDOW tokens from each, the next from past it.
+ * - CASE: a CASE is judged at the END that closes it, and the innermost one is the last CASE
+ *   before an END. Per END word: the tokens from the last CASE before it up to that END (at most
+ *   CONTEXT_WINDOW), and once more from the CASE before that one when the first reading fails (a
+ *   "case" in a string or comment between: "(case when 2>1 then 'case' else name end)"). The
+ *   next END taken is past this one, and only CASEs past it count for it: every unit is read at
+ *   most three times. A text with no END word reads none.
  */
 function conditionalWindows(): void {
   const r = firstOn(K_SQL_CONDITIONAL);
   if (r < 0 || done(r)) return;
-  // IF( at the value's start, however its condition compares ("IF((SELECT COUNT(*) FROM users)>0,1,0)":
-  // no '=' window)
-  const s = skipBlanks(txt, 0, len);
-  if (s + 2 < len && (at(txt, s) | 32) == 105 && (at(txt, s + 1) | 32) == 102 && at(txt, s + 2) == 40) {
-    lex(0, s, CONTEXT_WINDOW);
-    judgeConditional();
-    if (done(r)) return;
+  // IF( windows
+  let budget = WINDOW_BUDGET;
+  let looks = LOOK_BUDGET;
+  let pos = 0;
+  let w = 0;
+  while (pos < len) {
+    let a = -1;
+    while (w < ifAnchorCount && load<i32>(ifAnchors + (<usize>w << 2)) < pos) w++;
+    if (w < ifAnchorCount) a = load<i32>(ifAnchors + (<usize>w << 2));
+    else if (ifAnchorsOverflow) a = nextIfCall(pos > ifListedTo() ? pos : ifListedTo() + 1);
+    if (a < 0 || looks-- <= 0) break;
+    pos = a + 1;
+    // what may start a condition, in the text ("if((", "if(x" with no '(' after the word: none);
+    // then a window, at most WINDOW_BUDGET per value ("iif(iif(iif(..."; an IF past that many
+    // plausible ones is not judged)
+    if (!ifMayStart(a)) continue;
+    if (budget-- <= 0) break;
+    lex(0, a, CONTEXT_WINDOW);
+    if (ifShape(0)) {
+      hitTok(r, 0, exprEnd);
+      if (done(r)) return;
+      pos = lexEnd > a ? lexEnd : a + 1;
+    }
   }
   if (caseAnchorCount == 0) return;
   const listedTo = load<i32>(caseAnchors + (<usize>(caseAnchorCount - 1) << 2));
-  let w = 0; // the first listed CASE at or after pos
-  let scanned = listedTo + 1; // past the list: CASE words searched in the text up to here
-  let lastFound = -1; // the last CASE found by that search
-  let e = -1; // an END at or after pos (searched again only once pos has passed it)
-  let pos = load<i32>(caseAnchors);
-  while (pos < len) {
-    if (e < pos) {
-      e = nextWordEnd(pos);
-      if (e < 0) return;
-    }
-    // the last CASE in [pos, e)
+  const saveLen = len;
+  budget = WINDOW_BUDGET;
+  looks = LOOK_BUDGET;
+  pos = load<i32>(caseAnchors);
+  w = 0;
+  while (pos < saveLen) {
+    const e = nextWordEnd(pos);
+    if (e < 0) break;
+    // the last two CASEs in [pos, e)
     let c = -1;
+    let c2 = -1;
     while (w < caseAnchorCount && load<i32>(caseAnchors + (<usize>w << 2)) < pos) w++;
-    while (w < caseAnchorCount && load<i32>(caseAnchors + (<usize>w << 2)) < e) { c = load<i32>(caseAnchors + (<usize>w << 2)); w++; }
+    while (w < caseAnchorCount && load<i32>(caseAnchors + (<usize>w << 2)) < e) { c2 = c; c = load<i32>(caseAnchors + (<usize>w << 2)); w++; }
     if (caseAnchorsOverflow && e > listedTo) {
-      if (lastFound >= pos) c = lastFound;
-      let k = scanned > pos ? scanned : pos;
+      let k = pos > listedTo ? pos : listedTo + 1;
       while (true) {
         k = nextCaseWord(k, e);
         if (k < 0) break;
+        c2 = c;
         c = k;
-        lastFound = k;
         k += 4;
       }
-      if (e > scanned) scanned = e;
     }
-    if (c < 0) { pos = e + 3; continue; }
-    lex(0, c, CONTEXT_WINDOW);
-    const open = judgeConditional();
-    if (done(r)) return;
-    pos = open > 0 ? tStart(open) : (lexEnd > e + 3 ? lexEnd : e + 3);
-    if (pos <= c) pos = c + 1;
-    // (back to the first listed CASE at or after the new pos: the CASE left open is listed after e)
-    while (w > 0 && load<i32>(caseAnchors + (<usize>(w - 1) << 2)) >= pos) w--;
+    pos = e + 3;
+    if (c >= 0 && looks-- <= 0) break;
+    for (let t = 0; t < 2; t++) {
+      const from = t == 0 ? c : c2;
+      // (a THEN between the CASE and the END, searched in the text: "case end", "case when 1=1
+      // end" repeated lex nothing)
+      if (from < 0) break;
+      if (!wordIn(from + 4, e, 'then')) continue;
+      if (budget-- <= 0) return;
+      // the tokens up to this END only
+      len = e + 3;
+      lex(0, from, CONTEXT_WINDOW);
+      len = saveLen;
+      if (caseShape(0)) {
+        hitTok(r, 0, exprEnd);
+        if (done(r)) return;
+        break;
+      }
+    }
   }
+  len = saveLen;
+}
+
+// Windows of each kind (IF, CASE) per value that conditionalWindows lexes, at most: a text of
+// thousands of plausible ones ("case when x then y end" repeated) costs no more than 64. (An IF
+// or CASE past these budgets is not judged: a value would need hundreds of decoys before it.)
+const WINDOW_BUDGET = 64;
+// IF( candidates and ENDs after a CASE that conditionalWindows looks at per value, at most (each
+// look reads a few units, but "if((" or "case end" repeated has one every few units).
+const LOOK_BUDGET = 256;
+
+/** After the IF( or IIF( at a (white space skipped), a unit that may start a condition: a digit, quote, sign, '(' before SELECT, or a word before '('. */
+function ifMayStart(a: i32): bool {
+  let i = a;
+  while (i < len && at(txt, i) != 40) i++;
+  i = skipBlanks(txt, i + 1, len);
+  if (i >= len) return false;
+  const c = at(txt, i);
+  if (isDigit(c) || c == 39 || c == 34 || c == 45 || c == 43 || c == 46) return true;
+  if (c == 40) {
+    const k = skipBlanks(txt, i + 1, len);
+    return k < len && (at(txt, k) | 32) == 115; // (s...: a subquery
+  }
+  if (!isAlpha(c)) return false;
+  let k = i + 1;
+  while (k < len && isWord(at(txt, k))) k++;
+  k = skipBlanks(txt, k, len);
+  return k < len && at(txt, k) == 40;
+}
+
+/** The last listed IF( position. */
+function ifListedTo(): i32 {
+  return ifAnchorCount > 0 ? load<i32>(ifAnchors + (<usize>(ifAnchorCount - 1) << 2)) : -1;
+}
+
+/** The first IF( or IIF( (a word start) at or after i, or -1: the search past a full anchor list. */
+function nextIfCall(i: i32): i32 {
+  let k = i + 2;
+  while (k < len) {
+    k = find2(txt, k, len, 40, 40);
+    if (k >= len) return -1;
+    if ((at(txt, k - 1) | 32) == 102 && (at(txt, k - 2) | 32) == 105) {
+      let s = k - 2;
+      if (s > i && (at(txt, s - 1) | 32) == 105) s--;
+      if (s == 0 || !isWord(at(txt, s - 1))) return s;
+    }
+    k++;
+  }
+  return -1;
+}
+
+/** The word w (lower case, 4 letters) in txt[i, e): a word start, case-insensitively. */
+function wordIn(i: i32, e: i32, w: string): bool {
+  const c0 = <u32>w.charCodeAt(0);
+  while (i + 4 <= e) {
+    i = find2(txt, i, e, c0, c0 - 32);
+    if (i + 4 > e) return false;
+    if ((i == 0 || !isWord(at(txt, i - 1))) && (at(txt, i + 1) | 32) == <u32>w.charCodeAt(1) &&
+      (at(txt, i + 2) | 32) == <u32>w.charCodeAt(2) && (at(txt, i + 3) | 32) == <u32>w.charCodeAt(3) &&
+      (i + 4 == len || !isWord(at(txt, i + 4)))) return true;
+    i++;
+  }
+  return false;
+}
+
+/** The word CASE at i. */
+function caseWordAt(i: i32): bool {
+  return i + 4 <= len && (at(txt, i) | 32) == 99 && (at(txt, i + 1) | 32) == 97 && (at(txt, i + 2) | 32) == 115 &&
+    (at(txt, i + 3) | 32) == 101 && (i + 4 == len || !isWord(at(txt, i + 4)));
 }
 
 /** The first word CASE in [i, to), or -1: the search past a full anchor list. */
