@@ -1984,6 +1984,7 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
  *   most three times. A text with no END word reads none.
  */
 function conditionalWindows(): void {
+  if (ifAnchorCount == 0 && caseAnchorCount == 0) return; // (overflow follows a full list)
   const r = firstOn(K_SQL_CONDITIONAL);
   if (r < 0 || done(r)) return;
   // IF( windows
