@@ -344,6 +344,8 @@ function verify(r: i32, k: i32, i: i32): bool {
   const prev: u32 = i > 0 ? at(txt, i - 1) : 32;
   const first = <u32>load<u8>(w);
   if (kind == K_SQL_UNION || kind == K_SQL_CALL || kind == K_SQL_CONDITIONAL) {
+    // (a full list of CASE or IF( positions: sql.ts searches the text past it itself)
+    if (kind == K_SQL_CONDITIONAL && (load<u8>(w + wl - 1) == 40 ? ifAnchorsOverflow : caseAnchorsOverflow)) return false;
     // a word (or the last part of a dotted name): note it for the SQL judges; UNION also right
     // after a number ("1union select", "1e0union select": the number ends at the letter)
     if ((isIdent(prev) && !(kind == K_SQL_UNION && numberBefore(i))) || !same(w, wl, i)) return false;
