@@ -1272,6 +1272,14 @@ function caseShape(k: i32): bool {
       if (isCmp(op)) {
         if (!cmpRight(op)) return false;
         compared = true;
+        // more comparisons after AND / OR ("when 1=1 or 2=3 then")
+        for (let g2 = 0; g2 < 4; g2++) {
+          const b = sig(exprEnd);
+          if (!(wordIs(b, 'and') || wordIs(b, 'or') || (tType(b) == T_OP && (tSub(b) == O_AND || tSub(b) == O_OR)))) break;
+          if (!caseOperand(sig(b + 1))) return false;
+          const op2 = sig(exprEnd);
+          if (!isCmp(op2) || !cmpRight(op2)) return false;
+        }
       } else if (opens > 0 || !wordIs(op, 'then')) return false;
       for (; opens > 0; opens--) {
         const rp = sig(exprEnd);
@@ -1320,18 +1328,30 @@ function ifShape(k: i32): bool {
   if (kb == 0) return false;
   // a call only against a literal, and not in a spreadsheet formula
   if ((ka == 3 || kb == 3) && (ka + kb != 4 || formulaValue())) return false;
-  if (tType(sig(exprEnd)) != T_COMMA) return false;
+  const comma = sig(exprEnd);
+  if (tType(comma) != T_COMMA) return false;
+  // on to the IF's ')', or only to the ',' when the window holds none ("if(1=1,1,0 and a long
+  // message ..." keeps its message)
   operand(lp, false);
+  if (exprEnd >= ntok && tType(ntok - 1) != T_RP) exprEnd = comma + 1;
   return true;
 }
 
-/** One side of an IF's comparison at k: 1 a literal, 2 a subquery, 3 a call, 0 none; sets exprEnd. */
+/** Word token k names a function that reads the database or cuts a string, as blind injection compares it ("ascii(substr(user(),1,1))>100"; not a spreadsheet's LEN, SUM or COUNTIF). */
+function sqlProbeCall(k: i32): bool {
+  return wordIs(k, 'ascii') || wordIs(k, 'ord') || wordIs(k, 'substr') || wordIs(k, 'substring') || wordIs(k, 'length') ||
+    wordIs(k, 'char_length') || wordIs(k, 'unicode') || wordIs(k, 'hex') || wordIs(k, 'user') || wordIs(k, 'database') ||
+    wordIs(k, 'version') || wordIs(k, 'current_user') || wordIs(k, 'system_user') || wordIs(k, 'session_user') || wordIs(k, 'schema') ||
+    wordIs(k, 'db_name') || wordIs(k, 'user_name');
+}
+
+/** One side of an IF's comparison at k: 1 a literal, 2 a subquery, 3 a call of sqlProbeCall, 0 none; sets exprEnd. */
 function ifSide(k: i32): i32 {
   const u = unaryEnd(k);
   const t = tType(u);
   if (t == T_NUM || t == T_STR) { exprEnd = u + 1; return 1; }
   if (t == T_LP && wordIs(sig(u + 1), 'select')) { operand(u, false); return 2; }
-  if (isCall(u) && !isKeyword(u)) { operand(u, false); return 3; }
+  if (isCall(u) && sqlProbeCall(u)) { operand(u, false); return 3; }
   return 0;
 }
 
@@ -2018,6 +2038,11 @@ function conditionalWindows(): void {
   looks = LOOK_BUDGET;
   pos = load<i32>(caseAnchors);
   w = 0;
+  // a CASE read up to an END that was not its own (an "end" in a comment or string between:
+  // "(case/*end*/when 1=1 then id else name end)"), read again up to the next END; at most 3
+  // more ENDs and 2,048 units on
+  let carry = -1;
+  let carried = 0;
   while (pos < saveLen) {
     const e = nextWordEnd(pos);
     if (e < 0) break;
@@ -2037,7 +2062,13 @@ function conditionalWindows(): void {
       }
     }
     pos = e + 3;
+    if (carry >= 0 && (carried >= 3 || e - carry > 2048)) carry = -1;
+    if (carry >= 0) {
+      if (c < 0) c = carry;
+      else if (c2 < 0) c2 = carry;
+    }
     if (c >= 0 && looks-- <= 0) break;
+    let found = false;
     for (let t = 0; t < 2; t++) {
       const from = t == 0 ? c : c2;
       // (a THEN between the CASE and the END, searched in the text: "case end", "case when 1=1
@@ -2052,9 +2083,13 @@ function conditionalWindows(): void {
       if (caseShape(0)) {
         hitTok(r, 0, exprEnd);
         if (done(r)) return;
+        found = true;
         break;
       }
     }
+    if (found || c < 0) { carry = -1; carried = 0; }
+    else if (c == carry) carried++;
+    else { carry = c; carried = 0; }
   }
   len = saveLen;
 }
