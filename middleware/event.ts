@@ -66,3 +66,23 @@ export interface TelemetryEnvelope {
   dropped: number;
   events: DecisionEvent[];
 }
+
+// Date#toISOString costs about 0.36 us a call; an event needs one. The first 20 characters
+// (`2026-11-28T19:45:07.`) change once a second, so they are kept and only the milliseconds
+// are written (about 0.05 us). Years outside 0..9999 have another form: toISOString there.
+let isoSecond = Number.NaN;
+let isoPrefix = '';
+
+/** `new Date(ms).toISOString()`, for the current time by default, from a per-second cache. */
+export function isoTimestamp(ms: number = Date.now()): string {
+  ms = Math.trunc(ms); // what a Date keeps of a fractional time
+  const second = Math.floor(ms / 1000);
+  if (second !== isoSecond) {
+    const full = new Date(ms).toISOString(); // throws RangeError on an invalid time, as toISOString does
+    if (full.length !== 24) return full;
+    isoSecond = second;
+    isoPrefix = full.slice(0, 20);
+  }
+  const milli = ms - second * 1000;
+  return isoPrefix + (milli < 10 ? '00' : milli < 100 ? '0' : '') + milli + 'Z';
+}
