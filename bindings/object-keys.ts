@@ -106,9 +106,20 @@ function collectKeyHits(kc: KeyCheck, key: string, seen: number, out: Finding[],
   return seen;
 }
 
+/** Whether a key holds '[', ']' or '.' (then its segments are judged one by one). */
+function hasSegmentDelimiter(key: string): boolean {
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c === 0x5b || c === 0x5d || c === 0x2e) return true;
+  }
+  return false;
+}
+
 export function keyFindings(kc: KeyCheck, key: string): Finding[] | null {
   // no key or segment shorter than the shortest listed key can hit (most keys: id, name, q)
   if (kc.on === 0 || key.length < kc.table.minLen) return null;
+  // most keys are one segment that is not listed: answered without allocating
+  if (segmentBits(kc, key) === 0 && !hasSegmentDelimiter(key)) return null;
   const out: Finding[] = [];
   collectKeyHits(kc, key, 0, out, null);
   return out.length === 0 ? null : out;

@@ -153,6 +153,14 @@ function containerKind(v: object): 'array' | 'object' | 'null-proto' | null {
   return proto === Object.prototype ? 'object' : proto === null ? 'null-proto' : null;
 }
 
+const SEEN_SCAN = 32;
+
+/** The index of `v` in `objs` (a few entries: compared one by one), or undefined. */
+function seenAmong(objs: object[], v: object): number | undefined {
+  for (let k = 0; k < objs.length; k++) if (objs[k] === v) return k;
+  return undefined;
+}
+
 function walk(fn: string, root: unknown, options: ObjectScanOptions | undefined): Walk {
   const opts = options ?? {};
   if (typeof opts !== 'object') throw new TypeError(`options must be an object, got ${typeof opts}`);
@@ -166,7 +174,10 @@ function walk(fn: string, root: unknown, options: ObjectScanOptions | undefined)
     eKey: [], eVal: [], eOwner: [], eChild: [], sText: [], sRef: [], structural: new Map(), found: [], kc, engine,
   };
   const level: number[] = [];
-  const seen = new Map<object, number>();
+  // containers already visited (cycles, shared subtrees): a request body has a few, found by
+  // a scan of w.cObj; a Map only past SEEN_SCAN of them (a Map key costs an identity hash,
+  // which an object from JSON.parse gets stored in a new properties array)
+  let seen = null as Map<object, number> | null;
   let keys = 0;
   let units = 0;
 
@@ -189,7 +200,11 @@ function walk(fn: string, root: unknown, options: ObjectScanOptions | undefined)
     w.cFirst.push(0);
     w.cCount.push(0);
     level.push(lvl);
-    seen.set(v, c);
+    if (seen !== null) seen.set(v, c);
+    else if (c + 1 > SEEN_SCAN) {
+      seen = new Map();
+      for (let k = 0; k <= c; k++) seen.set(w.cObj[k], k);
+    }
     return c;
   };
 
@@ -234,7 +249,7 @@ function walk(fn: string, root: unknown, options: ObjectScanOptions | undefined)
     if (names) addString(key as string, e * 2 + 1, true);
     if (typeof v === 'string') addString(v, e * 2, false);
     else if (v !== null && typeof v === 'object') {
-      const known = seen.get(v);
+      const known = seen !== null ? seen.get(v) : seenAmong(w.cObj, v);
       if (known !== undefined) w.eChild[e] = known;
       else {
         const kind = containerKind(v);
@@ -263,7 +278,7 @@ export function scanObject(value: unknown, options?: ObjectScanOptions): ObjectF
   const out: ObjectFinding[] = [];
   for (let i = 0; i < w.sText.length; i++) {
     const ref = w.sRef[i];
-    const structural = w.structural.get(ref);
+    const structural = w.structural.size === 0 ? undefined : w.structural.get(ref);
     const found = w.found[i];
     if (!structural && found.length === 0) continue;
     const part = (ref & 1) === 1 ? 'key' : 'value';
@@ -317,7 +332,7 @@ export function sanitizeObject<T>(value: T, options?: ObjectScanOptions): T {
   const fixed = new Map<number, string>();
   for (let i = 0; i < w.sText.length; i++) {
     const ref = w.sRef[i];
-    const structural = w.structural.has(ref);
+    const structural = w.structural.size !== 0 && w.structural.has(ref);
     if (!structural && w.found[i].length === 0) continue;
     const e = ref >> 1;
     if ((ref & 1) === 0) { fixed.set(ref, engine.sanitize(w.sText[i])); continue; }

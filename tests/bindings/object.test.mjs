@@ -399,6 +399,23 @@ describe('cycles and shared subtrees', () => {
     expect(out.x).toEqual({ s: '1&#39; [BLOCKED]--' });
   });
 
+  it('sharing and cycles are kept past the first 32 containers (where the walk switches to a Map)', () => {
+    // 40 plain containers first, then a shared subtree and a cycle: the shared object is met
+    // again after the walk has seen more than 32 containers
+    const shared = { s: "1' OR 1=1--" };
+    const root = { pad: Array.from({ length: 40 }, (_, i) => ({ i: String(i) })), a: shared, list: [] };
+    root.list.push(shared, root, { back: shared });
+    root.pad[39].later = shared; // visited first here (inside pad), then from a, list[0], list[2].back
+    expect(brief(scanObject(root)).map((f) => f.path)).toEqual([['pad', 39, 'later', 's']]);
+    const out = sanitizeObject(root);
+    expect(out.a).toBe(out.pad[39].later);
+    expect(out.list[0]).toBe(out.a);
+    expect(out.list[1]).toBe(out);
+    expect(out.list[2].back).toBe(out.a);
+    expect(out.a).toEqual({ s: '1&#39; [BLOCKED]--' });
+    expect(out.pad[0]).toEqual({ i: '0' });
+  });
+
   it('an array containing itself', () => {
     const arr = ['<script>alert(1)</script>'];
     arr.push(arr);
