@@ -259,16 +259,20 @@ export class Engine {
     if (count === 0) return;
     this.views();
     const buf = this.viewBuf!;
+    // Buffer#toString over the whole memory: no view made per text (about 50 ns a finding, 80 with one)
+    const bytes = this.bytes;
     const table = this.u32;
     const t = this.ex.result_ptr() >>> 2;
     for (let k = 0; k < count; k++) {
       const e = t + 2 + k * 6;
       if (table[e] >= upTo) break; // entries are in value order
       const rule = this.rules[table[e + 1]];
+      const mp = table[e + 4];
+      const mn = table[e + 5];
       out[table[e]].push({
         vector: rule.vector,
         rule: rule.id,
-        matched: readUtf16(buf, table[e + 4], table[e + 5]),
+        matched: mn === 0 ? '' : bytes !== null ? bytes.toString('utf16le', mp, mp + mn * 2) : readUtf16(buf, mp, mn),
         start: table[e + 2],
         end: table[e + 3],
       });
