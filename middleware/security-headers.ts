@@ -48,6 +48,7 @@ export type SecurityHeadersOptions = Readonly<Record<string, string | false | un
 interface HeaderRequest {
   /** Express's own HTTPS test, which follows its `trust proxy` setting. */
   secure?: boolean;
+  headers?: Record<string, string | string[] | undefined>;
   socket?: object | null;
 }
 interface HeaderResponse {
@@ -63,7 +64,7 @@ const CANONICAL = new Map(Object.keys(SECURITY_HEADERS).map((name) => [name.toLo
  * Checks the options and returns a function that sets the headers on one response (for
  * shield(), which sets them itself), or null when `options` is false.
  */
-export function securityHeaderSetter(options?: SecurityHeadersOptions | false | null): ((req: HeaderRequest, res: HeaderResponse) => void) | null {
+export function securityHeaderSetter(options?: SecurityHeadersOptions | false | null): ((req: HeaderRequest, res: HeaderResponse, headers?: HeaderRequest['headers']) => void) | null {
   if (options === false) return null;
   const values = compile(options);
   const always: [string, string][] = [];
@@ -74,7 +75,8 @@ export function securityHeaderSetter(options?: SecurityHeadersOptions | false | 
   }
   const lower = always.map(([name]) => name.toLowerCase());
   const store = headerStore();
-  return function setSecurityHeaders(req: HeaderRequest, res: HeaderResponse): void {
+  // `headers`: the request's headers when the caller has already read them (shield() does)
+  return function setSecurityHeaders(req: HeaderRequest, res: HeaderResponse, headers?: HeaderRequest['headers']): void {
     const held = store === null ? undefined : (res as unknown as Record<symbol, unknown>)[store];
     if (held !== undefined && !(res as { headersSent?: boolean }).headersSent) {
       // Node's own response: straight into its header store, as setHeader() would leave them
@@ -85,13 +87,13 @@ export function securityHeaderSetter(options?: SecurityHeadersOptions | false | 
       }
       // a fresh pair per response: appendHeader() writes into the pair it finds
       for (let i = 0; i < always.length; i++) h[lower[i]] = [always[i][0], always[i][1]];
-      if (hsts !== null && isHttps(req)) h['strict-transport-security'] = [HSTS, hsts];
+      if (hsts !== null && isHttps(req, headers)) h['strict-transport-security'] = [HSTS, hsts];
       // Express announces itself on every response; the version tells an attacker which CVEs apply.
       delete h['x-powered-by'];
       return;
     }
     for (let i = 0; i < always.length; i++) res.setHeader(always[i][0], always[i][1]);
-    if (hsts !== null && isHttps(req)) res.setHeader(HSTS, hsts);
+    if (hsts !== null && isHttps(req, headers)) res.setHeader(HSTS, hsts);
     if (typeof res.removeHeader === 'function') res.removeHeader('X-Powered-By');
   };
 }
@@ -192,10 +194,16 @@ function checkValue(key: string, value: string): void {
   }
 }
 
-// req.secure is Express's answer (it honours X-Forwarded-Proto only from trusted proxies);
-// a TLS socket answers for plain node:http servers and Express apps behind no proxy.
-function isHttps(req: HeaderRequest): boolean {
-  if (req.secure === true) return true;
+// A TLS socket answers for plain node:http servers and for Express apps behind no proxy. Express's
+// req.secure also honours X-Forwarded-Proto from proxies its `trust proxy` setting trusts, and
+// without that header it is the socket's answer: so it is asked only when the header is there
+// (in an Express app each property read on the request misses V8's inline caches, and
+// req.secure reads several: see setEmpty in hpp.ts). A `secure` the request carries as its own
+// property (set by the app) is always asked.
+function isHttps(req: HeaderRequest, headers: HeaderRequest['headers'] | undefined): boolean {
   const socket = req.socket as { encrypted?: unknown } | null | undefined;
-  return socket !== null && socket !== undefined && socket.encrypted === true;
+  if (socket !== null && socket !== undefined && socket.encrypted === true) return true;
+  const h = headers ?? req.headers;
+  if (h !== null && typeof h === 'object' && h['x-forwarded-proto'] === undefined && !Object.hasOwn(req, 'secure')) return false;
+  return req.secure === true;
 }

@@ -6,7 +6,9 @@ import fc from 'fast-check';
 import { compileTrustProxy, ipKey, normalizeIp } from '../../dist/middleware/client-ip.js';
 import { normalizeRoute, routeTemplate, idLike } from '../../dist/middleware/route.js';
 import { compileExclude } from '../../dist/middleware/exclude.js';
-import { compileHpp, dedupe } from '../../dist/middleware/hpp.js';
+import { compileHpp, dedupe, applyHpp } from '../../dist/middleware/hpp.js';
+import http from 'node:http';
+import { Socket } from 'node:net';
 import { createIpHasher } from '../../dist/middleware/ip-hash.js';
 
 describe('client address', () => {
@@ -124,6 +126,42 @@ describe('parameter pollution', () => {
     expect(Object.keys(d.value)).toEqual(['__proto__']);
     expect(d.value.__proto__).toBe('b');
     expect({}.b).toBeUndefined();
+  });
+  it('a node:http request (prototype unchanged) gets its empty maps stored; a record already there stays; other objects too', () => {
+    const hpp = compileHpp();
+    const req = new http.IncomingMessage(new Socket());
+    req.headers = { 'content-type': 'application/x-www-form-urlencoded' };
+    req.query = { a: '1' };
+    req.body = { b: '2' };
+    applyHpp(req, hpp);
+    expect(Object.hasOwn(req, 'queryPolluted') && Object.hasOwn(req, 'bodyPolluted')).toBe(true);
+    expect(Object.getPrototypeOf(req.queryPolluted)).toBeNull();
+    expect(Object.keys(req.queryPolluted).length + Object.keys(req.bodyPolluted).length).toBe(0);
+    const kept = { a: ['0', '1'] };
+    req.queryPolluted = kept;
+    applyHpp(req, hpp);
+    expect(req.queryPolluted).toBe(kept);
+    // no accessor was put on node's own prototype
+    expect(Object.getOwnPropertyDescriptor(http.IncomingMessage.prototype, 'queryPolluted')).toBeUndefined();
+    const plain = { query: { x: ['1', '2'] }, headers: {} };
+    applyHpp(plain, hpp);
+    expect(plain.query).toEqual({ x: '2' });
+    expect({ ...plain.queryPolluted }).toEqual({ x: ['1', '2'] });
+    const none = { query: {}, headers: {} };
+    applyHpp(none, hpp);
+    expect(Object.hasOwn(none, 'queryPolluted') && Object.keys(none.queryPolluted).length === 0).toBe(true);
+  });
+  it('a prototype that already defines the names is left alone (the maps are stored on the request)', () => {
+    const proto = Object.create(http.IncomingMessage.prototype);
+    Object.defineProperty(proto, 'queryPolluted', { value: 'app', writable: true, configurable: true });
+    const req = new http.IncomingMessage(new Socket());
+    Object.setPrototypeOf(req, proto);
+    req.headers = {};
+    req.query = { a: '1' };
+    applyHpp(req, compileHpp());
+    expect(Object.hasOwn(req, 'queryPolluted')).toBe(true);
+    expect(Object.keys(req.queryPolluted)).toEqual([]);
+    expect(proto.queryPolluted).toBe('app');
   });
   it('bad options name the option', () => {
     expect(() => compileHpp({ whitelist: 'a' })).toThrow(/whitelist/);

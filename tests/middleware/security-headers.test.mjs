@@ -200,6 +200,17 @@ describe('securityHeaderSetter', () => {
     const secure = fakeRes();
     set({ secure: true, socket: {} }, secure);
     expect(Object.fromEntries(secure.headers)).toEqual(EXPECTED);
+    // a prototype's secure (Express's) is asked when X-Forwarded-Proto is there; an own one always
+    const expressLike = { get secure() { return this.headers['x-forwarded-proto'] === 'https'; } };
+    const viaProxy = fakeRes();
+    set(Object.assign(Object.create(expressLike), { socket: {}, headers: { 'x-forwarded-proto': 'https' } }), viaProxy);
+    expect(viaProxy.headers.get(HSTS)).toBe(EXPECTED[HSTS]);
+    const own = fakeRes();
+    set({ secure: true, socket: {}, headers: {} }, own);
+    expect(own.headers.get(HSTS)).toBe(EXPECTED[HSTS]);
+    const given = fakeRes();
+    set({ secure: true, socket: {}, headers: { host: 'a' } }, given, { 'x-forwarded-proto': 'https' });
+    expect(given.headers.get(HSTS)).toBe(EXPECTED[HSTS]);
   });
 
   it('keeps an explicit Feature-Policy next to an overridden Permissions-Policy', () => {

@@ -7,7 +7,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import { shield, sanitizeString, scan } from '../../dist/middleware/index.js';
+import { shield, sanitizeString, scan, hpp } from '../../dist/middleware/index.js';
 import { loadVectors, DETECTOR_FILES } from '../support/vectors.mjs';
 import { EXPRESSES, listen, waitFor } from './support.mjs';
 
@@ -233,6 +233,61 @@ describe.each(EXPRESSES)('%s', (_name, express) => {
       const s3 = await listen(app3);
       expect(await (await fetch(`${s3.url}/p?role=user&role=admin`)).json()).toEqual({ role: ['user', 'admin'] });
       await s3.close();
+    });
+
+    it('parameter pollution, nothing repeated: req.queryPolluted is an empty object (made when first read), stable, assignable; requests shield never saw read undefined', async () => {
+      const app2 = express();
+      app2.use(express.urlencoded({ extended: false }));
+      // before shield(): never seen by it
+      app2.get('/before', (req, res) => res.json({ type: typeof req.queryPolluted, own: Object.hasOwn(req, 'queryPolluted') }));
+      app2.use(shield({ telemetry: false }));
+      app2.get('/p', (req, res) => {
+        const first = req.queryPolluted;
+        res.json({
+          proto: Object.getPrototypeOf(first) === null, keys: Object.keys(first).length,
+          stable: req.queryPolluted === first, own: Object.hasOwn(req, 'queryPolluted'),
+          body: typeof req.bodyPolluted,
+        });
+      });
+      app2.get('/assign', (req, res) => {
+        req.queryPolluted = { mine: ['x'] };
+        req.bodyPolluted = 'kept';
+        res.json({ q: req.queryPolluted, b: req.bodyPolluted });
+      });
+      app2.post('/form', (req, res) => res.json({ q: Object.keys(req.queryPolluted).length, b: req.bodyPolluted, own: Object.hasOwn(req, 'bodyPolluted') }));
+      app2.post('/form-dup', (req, res) => res.json({ a: req.body.a, b: req.bodyPolluted }));
+      const sub = express();
+      sub.get('/x', (req, res) => res.json({ q: req.queryPolluted }));
+      app2.use('/sub', sub);
+      app2.get('/sub/after', (req, res) => res.json({ q: req.queryPolluted })); // a parent route past the sub-app
+      const s2 = await listen(app2);
+      try {
+        expect(await (await fetch(`${s2.url}/before?a=1`)).json()).toEqual({ type: 'undefined', own: false });
+        expect(await (await fetch(`${s2.url}/p?a=1&b=2`)).json()).toEqual({ proto: true, keys: 0, stable: true, own: true, body: 'undefined' });
+        expect(await (await fetch(`${s2.url}/assign`)).json()).toEqual({ q: { mine: ['x'] }, b: 'kept' });
+        const form = { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' } };
+        expect(await (await fetch(`${s2.url}/form`, { ...form, body: 'a=1&b=2' })).json()).toEqual({ q: 0, b: {}, own: true });
+        expect(await (await fetch(`${s2.url}/form-dup`, { ...form, body: 'a=1&a=2' })).json()).toEqual({ a: '2', b: { a: ['1', '2'] } });
+        expect(await (await fetch(`${s2.url}/sub/x?z=1`)).json()).toEqual({ q: {} });
+        expect(await (await fetch(`${s2.url}/sub/after?z=1&z=2`)).json()).toEqual({ q: { z: ['1', '2'] } });
+        // the before-route's answer did not change once other requests had gone through shield()
+        expect(await (await fetch(`${s2.url}/before`)).json()).toEqual({ type: 'undefined', own: false });
+      } finally {
+        await s2.close();
+      }
+    });
+
+    it('an earlier hpp() keeps its record of repeated parameters when shield() runs after it', async () => {
+      const app2 = express();
+      app2.use(hpp());
+      app2.use(shield({ telemetry: false }));
+      app2.get('/p', (req, res) => res.json({ role: req.query.role, polluted: req.queryPolluted }));
+      const s2 = await listen(app2);
+      try {
+        expect(await (await fetch(`${s2.url}/p?role=user&role=admin`)).json()).toEqual({ role: 'admin', polluted: { role: ['user', 'admin'] } });
+      } finally {
+        await s2.close();
+      }
     });
 
     it('JSON body arrays are left alone by parameter pollution', async () => {
