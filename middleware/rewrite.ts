@@ -29,6 +29,21 @@ function containerOf(root: object, path: Path): Record<string | number, unknown>
   return c !== null && typeof c === 'object' ? (c as Record<string | number, unknown>) : null;
 }
 
+const SCAN_EDITS = 16;
+
+/** Whether an edit before `edits[n]` has the same part and path. */
+function repeats(edits: readonly Edit[], n: number): boolean {
+  const e = edits[n]!;
+  for (let m = 0; m < n; m++) {
+    const o = edits[m]!;
+    if (o.part !== e.part || o.path.length !== e.path.length) continue;
+    let same = true;
+    for (let i = 0; i < e.path.length && same; i++) same = o.path[i] === e.path[i];
+    if (same) return true;
+  }
+  return false;
+}
+
 /**
  * Applies the edits to `root` in place. Deeper paths first, values before keys, so a renamed
  * or dropped key never strands an edit below it. `isDangerousKey` says whether a sanitized key
@@ -36,11 +51,20 @@ function containerOf(root: object, path: Path): Record<string | number, unknown>
  */
 export function applyEdits(root: object, edits: Edit[], engine: Engine, isDangerousKey: (name: string) => boolean): void {
   edits.sort((a, b) => b.path.length - a.path.length || (a.part === b.part ? 0 : a.part === 'value' ? -1 : 1));
-  const done = new Set<string>();
-  for (const e of edits) {
-    const id = `${e.part}\u0000${e.path.join('\u0000')}`;
-    if (done.has(id)) continue;
-    done.add(id);
+  // several findings in one value are one edit. A request has a few edits: earlier ones are
+  // compared one by one (a joined-string key costs a concatenation and a hash each); a Set of
+  // joined keys only past SCAN_EDITS, so the work stays linear in the number of edits
+  const few = edits.length <= SCAN_EDITS;
+  const done = few ? null : new Set<string>();
+  for (let n = 0; n < edits.length; n++) {
+    const e = edits[n]!;
+    if (done === null) {
+      if (repeats(edits, n)) continue;
+    } else {
+      const id = `${e.part}\u0000${e.path.join('\u0000')}`;
+      if (done.has(id)) continue;
+      done.add(id);
+    }
     const c = containerOf(root, e.path);
     const k = e.path[e.path.length - 1]!;
     if (c === null || !hasOwn(c, k)) continue;

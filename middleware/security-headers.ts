@@ -78,7 +78,8 @@ export function securityHeaderSetter(options?: SecurityHeadersOptions | false | 
   // `headers`: the request's headers when the caller has already read them (shield() does)
   return function setSecurityHeaders(req: HeaderRequest, res: HeaderResponse, headers?: HeaderRequest['headers']): void {
     const held = store === null ? undefined : (res as unknown as Record<symbol, unknown>)[store];
-    if (held !== undefined && !(res as { headersSent?: boolean }).headersSent) {
+    // `_header` is what headersSent reads (the probe checked): one property read, not two
+    if (held !== undefined && !(res as unknown as { _header: unknown })._header) {
       // Node's own response: straight into its header store, as setHeader() would leave them
       let h = held as Record<string, [string, string]> | null;
       if (h === null) {
@@ -134,6 +135,13 @@ export function headerStore(): symbol | null {
       !res.getHeaderNames().includes('x-shield-direct')) return null;
     res.removeHeader('X-Shield-Direct');
     if (res.hasHeader('x-shield-direct') || h['x-shield-direct'] !== undefined) return null;
+    // headersSent must be read off `_header` (the header block, once sent), as the setter reads it
+    const r = res as unknown as { _header: unknown; headersSent: boolean };
+    if (!('_header' in r) || r._header !== null || r.headersSent !== false) return null;
+    r._header = 'HTTP/1.1 200 OK\r\n\r\n';
+    const sent: boolean = (res as unknown as { headersSent: boolean }).headersSent;
+    r._header = null;
+    if (sent !== true) return null;
     storeSymbol = found;
   } catch {
     storeSymbol = null;
