@@ -95,10 +95,16 @@ function lazyFor(proto: object): boolean {
   if (known !== undefined) return known;
   let lazy = false;
   if (proto !== IncomingMessage.prototype) {
-    // the prototype whose own prototype is IncomingMessage.prototype; none: not a node:http request
+    // the prototype whose own prototype is IncomingMessage.prototype; none: not a node:http
+    // request. A prototype on the way that defines one of the names (the app's own) wins: then
+    // the maps are stored on the request, as before.
     let top: object | null = proto;
-    while (top !== null && Object.getPrototypeOf(top) !== IncomingMessage.prototype) top = Object.getPrototypeOf(top) as object | null;
-    if (top !== null) lazy = installAccessors(top);
+    let shadowed = false;
+    while (top !== null && Object.getPrototypeOf(top) !== IncomingMessage.prototype) {
+      if (Object.hasOwn(top, 'queryPolluted') || Object.hasOwn(top, 'bodyPolluted')) shadowed = true;
+      top = Object.getPrototypeOf(top) as object | null;
+    }
+    if (top !== null && !shadowed) lazy = installAccessors(top);
   }
   lazyProtos.set(proto, lazy);
   return lazy;

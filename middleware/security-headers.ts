@@ -4,6 +4,7 @@
 // is built; a request stores the headers (see `headerStore` for how).
 
 import { IncomingMessage, ServerResponse } from 'node:http';
+import { chainFacts } from './express-proto.js';
 
 /**
  * The 16 headers and their default values. Strict-Transport-Security is only sent on HTTPS
@@ -202,16 +203,20 @@ function checkValue(key: string, value: string): void {
   }
 }
 
-// A TLS socket answers for plain node:http servers and for Express apps behind no proxy. Express's
-// req.secure also honours X-Forwarded-Proto from proxies its `trust proxy` setting trusts, and
-// without that header it is the socket's answer: so it is asked only when the header is there
-// (in an Express app each property read on the request misses V8's inline caches, and
-// req.secure reads several: see setEmpty in hpp.ts). A `secure` the request carries as its own
-// property (set by the app) is always asked.
+// A TLS socket answers for plain node:http servers and for Express apps behind no proxy.
+// Express's req.secure also honours X-Forwarded-Proto from proxies its `trust proxy` setting
+// trusts, and without that header it is the socket's answer; so it is asked only when the header
+// is there, or when `secure` or `protocol` is not Express's own (an app's, honouring Forwarded or
+// X-Forwarded-Ssl; another framework's), or is the request's own property (express-proto.ts: in
+// an Express app each property read on the request misses V8's inline caches, and Express's
+// req.secure reads several).
 function isHttps(req: HeaderRequest, headers: HeaderRequest['headers'] | undefined): boolean {
   const socket = req.socket as { encrypted?: unknown } | null | undefined;
   if (socket !== null && socket !== undefined && socket.encrypted === true) return true;
   const h = headers ?? req.headers;
-  if (h !== null && typeof h === 'object' && h['x-forwarded-proto'] === undefined && !Object.hasOwn(req, 'secure')) return false;
+  // (an own `protocol` on the request, which only Express's getter would read, takes a
+  // defineProperty over that getter: not looked for)
+  if (h !== null && typeof h === 'object' && h['x-forwarded-proto'] === undefined && chainFacts(req).secureFromSocket &&
+    !Object.hasOwn(req, 'secure')) return false;
   return req.secure === true;
 }

@@ -13,6 +13,7 @@ import type { Severity } from '../bindings/rule-blob.js';
 import { compileTrustProxy, normalizeIp, type TrustProxy, type ClientIpResolver } from './client-ip.js';
 import { compileExclude, type ExcludeOptions } from './exclude.js';
 import { compileHpp, resolvePollution, setQuery, type HppOptions } from './hpp.js';
+import { chainFacts } from './express-proto.js';
 import { createIpHasher, ipHashKey } from './ip-hash.js';
 import { applyEdits, type Edit } from './rewrite.js';
 import { normalizeRoute, routeTemplate } from './route.js';
@@ -363,10 +364,12 @@ export function shield(options: ShieldOptions = {}): (req: Req, res: Res, next: 
       // repeated value is judged (and rewritten), not only the one that wins.
       const root = Object.create(null) as Record<string, unknown>;
       // Express 5's req.query is a getter that parses req.url on every read (and stores the parsed
-      // URL on the request): read once, and not at all when req.url has no query string and the
-      // request has no query of its own (Express 4 and other routers store it), where it can only be {}
+      // URL on the request): read once, and not at all where it can only be {}: the getter is
+      // Express 5's (express-proto.ts), neither req.url nor req.originalUrl has a query string,
+      // and the request has no query of its own (Express 4 and other routers store one)
       const reqUrl = req.url;
-      const query = reqUrl.indexOf('?') >= 0 || Object.hasOwn(req, 'query') ? req.query : undefined;
+      const query = typeof reqUrl !== 'string' || reqUrl.indexOf('?') >= 0 || url.indexOf('?') >= 0 ||
+        !chainFacts(req).queryFromUrl || Object.hasOwn(req, 'query') ? req.query : undefined;
       if (query !== undefined && query !== null && (typeof query !== 'object' || Object.keys(query).length > 0)) root.query = query;
       let bodyWasBuffer = false;
       const body = req.body;

@@ -162,6 +162,17 @@ describe('parameter pollution', () => {
     expect(Object.hasOwn(req, 'queryPolluted')).toBe(true);
     expect(Object.keys(req.queryPolluted)).toEqual([]);
     expect(proto.queryPolluted).toBe('app');
+    // the app's prototype between the request and the base defines it: stored on the request too
+    const base = Object.create(http.IncomingMessage.prototype);
+    const appProto = Object.create(base, { queryPolluted: { get() { return 'from app'; }, set(v) { Object.defineProperty(this, 'queryPolluted', { value: v, writable: true, enumerable: true, configurable: true }); }, configurable: true } });
+    const req2 = new http.IncomingMessage(new Socket());
+    Object.setPrototypeOf(req2, appProto);
+    req2.headers = {};
+    req2.query = { a: '1' };
+    applyHpp(req2, compileHpp());
+    expect(Object.hasOwn(req2, 'queryPolluted')).toBe(true);
+    expect(Object.keys(req2.queryPolluted)).toEqual([]);
+    expect(Object.getOwnPropertyDescriptor(base, 'queryPolluted')).toBeUndefined();
   });
   it('bad options name the option', () => {
     expect(() => compileHpp({ whitelist: 'a' })).toThrow(/whitelist/);
