@@ -44,7 +44,19 @@ function keyTable(engine: Engine): KeyTable {
 export interface KeyCheck {
   table: KeyTable;
   on: number;
+  /**
+   * Object keys (at most CLEAN_KEY_MAX units) this engine found nothing in, with no operator or
+   * prototype key in them: both answers are a function of the key alone, and rules can only be
+   * switched off (a new KeyCheck then starts a new set), so a key found clean stays clean. A
+   * request body's keys are its API's field names, the same on every request; the walk skips
+   * them (no keyFindings, no engine scan). At most CLEAN_KEYS entries, cleared when full.
+   */
+  cleanKeys: Set<string>;
 }
+
+/** The longest key kept in KeyCheck.cleanKeys, and how many are kept. */
+export const CLEAN_KEY_MAX = 32;
+export const CLEAN_KEYS = 4096;
 
 const checks = new WeakMap<Engine, { disabled: number; check: KeyCheck }>();
 
@@ -55,7 +67,7 @@ export function keyCheck(engine: Engine): KeyCheck {
   const table = keyTable(engine);
   let on = 0;
   table.rules.forEach((r, i) => { if (engine.isEnabled(r.id)) on |= 1 << i; });
-  const check = { table, on };
+  const check = { table, on, cleanKeys: new Set<string>() };
   checks.set(engine, { disabled: engine.disabledCount, check });
   return check;
 }

@@ -21,7 +21,7 @@
 
 import type { Engine, Finding } from './engine.js';
 import { defaultEngine } from './index.js';
-import { keyCheck, keyFindings, jsonFindings, isKeyRule, type KeyCheck } from './object-keys.js';
+import { keyCheck, keyFindings, jsonFindings, isKeyRule, CLEAN_KEY_MAX, CLEAN_KEYS, type KeyCheck } from './object-keys.js';
 
 /** Keys from the root to a key or value: property names, and indices for array elements. */
 export type ObjectPath = (string | number)[];
@@ -181,10 +181,13 @@ function walk(fn: string, root: unknown, options: ObjectScanOptions | undefined)
   let keys = 0;
   let units = 0;
 
+  const cleanKeys = kc.cleanKeys;
   const addString = (s: string, ref: number, isKey: boolean): void => {
     if (s.length === 0) return;
     units += s.length;
     if (units > maxUnits) throw new ObjectLimitError(fn, 'maxStringUnits', maxUnits, pathOfEntry(w, ref >> 1));
+    // a key found clean before: nothing to find in it again
+    if (isKey && s.length <= CLEAN_KEY_MAX && cleanKeys.has(s)) return;
     w.sText.push(s);
     w.sRef.push(ref);
     const hits = isKey ? keyFindings(kc, s) : kc.on === 0 ? null : jsonFindings(kc, s);
@@ -263,6 +266,13 @@ function walk(fn: string, root: unknown, options: ObjectScanOptions | undefined)
   }
   // the one engine call for the whole object
   w.found = w.sText.length === 0 ? [] : engine.scanValues(w.sText);
+  // the short keys found clean, for the next requests (only keys: values are the users' data)
+  for (let i = 0; i < w.sText.length; i++) {
+    const ref = w.sRef[i];
+    if ((ref & 1) === 0 || w.sText[i].length > CLEAN_KEY_MAX || w.found[i].length !== 0 || (w.structural.size !== 0 && w.structural.has(ref))) continue;
+    if (cleanKeys.size >= CLEAN_KEYS) cleanKeys.clear();
+    cleanKeys.add(w.sText[i]);
+  }
   return w;
 }
 

@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import querystring from 'node:querystring';
 import { scanObject, sanitizeObject, ObjectLimitError, OBJECT_LIMITS, MAX_DEPTH_CEILING } from '../../dist/bindings/object.js';
 import { Engine } from '@shield/node';
+import { keyCheck, CLEAN_KEY_MAX, CLEAN_KEYS } from '../../dist/bindings/object-keys.js';
 import { loadVectors, label } from '../support/vectors.mjs';
 
 const SEED = 42;
@@ -576,6 +577,39 @@ describe('engine', () => {
     expect(scanObject({ $ne: 1 }, { engine })).toEqual([]);
   });
 
+  it('a key found clean is not scanned again by the same engine; hostile, long and value strings always are', () => {
+    const engine = new Engine();
+    const seen = [];
+    const scanValues = engine.scanValues.bind(engine);
+    engine.scanValues = (values) => { seen.push([...values]); return scanValues(values); };
+    const long = `k${'x'.repeat(CLEAN_KEY_MAX)}`;
+    const body = () => ({ name: 'name', nested: { email: 'a@b.example', '<script>': 1, $ne: 1 }, [long]: 'v' });
+    const first = brief(scanObject(body(), { engine }));
+    const second = brief(scanObject(body(), { engine }));
+    expect(second).toEqual(first);
+    expect(first.map((f) => `${f.vector} ${f.path.join('.')}`).sort()).toEqual(['nosql nested.$ne', 'xss nested.<script>']);
+    expect(seen[0]).toEqual(['name', 'name', 'nested', 'email', 'a@b.example', '<script>', '$ne', long, 'v']);
+    // the clean short keys (name, nested, email) are gone; the values, the hostile keys and the long key stay
+    expect(seen[1]).toEqual(['name', 'a@b.example', '<script>', '$ne', long, 'v']);
+    // another engine keeps its own set
+    const other = new Engine({ rules: { disable: ['patterns.xss.*'] } });
+    expect(brief(scanObject({ '<script>': 1 }, { engine: other }))).toEqual([]);
+    expect(brief(scanObject({ '<script>': 1 }, { engine }))).toHaveLength(1);
+    expect(keyCheck(engine).cleanKeys.has('<script>')).toBe(false);
+  });
+
+  it('the set of clean keys is bounded: past CLEAN_KEYS it starts again, and findings stay the same', () => {
+    const engine = new Engine();
+    for (let round = 0; round < 3; round++) {
+      const o = {};
+      for (let i = 0; i < 2000; i++) o[`field${round}_${i}`] = 1;
+      o['__proto__x'] = 1;
+      o['a[$gt]'] = 1;
+      expect(brief(scanObject(o, { engine })).map((f) => f.path[0])).toEqual(['a[$gt]']);
+      expect(keyCheck(engine).cleanKeys.size).toBeLessThanOrEqual(CLEAN_KEYS);
+    }
+  });
+
   it('the default engine is used when none is given', () => {
     expect(brief(scanObject({ $where: 1 }))).toEqual([{ vector: 'nosql', rule: 'patterns.nosql.operator-key', path: ['$where'] }]);
   });
@@ -650,6 +684,20 @@ describe('properties (fast-check, fixed seed)', () => {
         expect(fc.stringify(v)).toBe(before);
       }),
       { seed: SEED, numRuns: 400 },
+    );
+  });
+
+  it('an engine that has seen many keys finds exactly what a new engine finds (the clean-key set changes nothing)', () => {
+    const warm = new Engine();
+    fc.assert(
+      fc.property(ANY, (v) => {
+        const cold = new Engine();
+        expect(scanObject(v, { engine: warm })).toEqual(scanObject(v, { engine: cold }));
+        expect(sanitizeObject(v, { engine: warm })).toEqual(sanitizeObject(v, { engine: cold }));
+        // and again, now that the warm engine has seen this value's keys
+        expect(scanObject(v, { engine: warm })).toEqual(scanObject(v, { engine: cold }));
+      }),
+      { seed: SEED, numRuns: 200 },
     );
   });
 
