@@ -49,7 +49,9 @@ export interface KeyCheck {
    * prototype key in them: both answers are a function of the key alone, and rules can only be
    * switched off (a new KeyCheck then starts a new set), so a key found clean stays clean. A
    * request body's keys are its API's field names, the same on every request; the walk skips
-   * them (no keyFindings, no engine scan). At most CLEAN_KEYS entries, cleared when full.
+   * them (no keyFindings, no engine scan). At most CLEAN_KEYS entries, cleared when full; one
+   * walk adds at most CLEAN_KEYS_PER_WALK (a request of thousands of made-up keys neither empties
+   * the set for the others at once nor pays for adding them all).
    */
   cleanKeys: Set<string>;
 }
@@ -57,6 +59,7 @@ export interface KeyCheck {
 /** The longest key kept in KeyCheck.cleanKeys, and how many are kept. */
 export const CLEAN_KEY_MAX = 32;
 export const CLEAN_KEYS = 4096;
+export const CLEAN_KEYS_PER_WALK = 64;
 
 const checks = new WeakMap<Engine, { disabled: number; check: KeyCheck }>();
 

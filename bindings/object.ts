@@ -21,7 +21,7 @@
 
 import type { Engine, Finding } from './engine.js';
 import { defaultEngine } from './index.js';
-import { keyCheck, keyFindings, jsonFindings, isKeyRule, CLEAN_KEY_MAX, CLEAN_KEYS, type KeyCheck } from './object-keys.js';
+import { keyCheck, keyFindings, jsonFindings, isKeyRule, CLEAN_KEY_MAX, CLEAN_KEYS, CLEAN_KEYS_PER_WALK, type KeyCheck } from './object-keys.js';
 
 /** Keys from the root to a key or value: property names, and indices for array elements. */
 export type ObjectPath = (string | number)[];
@@ -266,12 +266,15 @@ function walk(fn: string, root: unknown, options: ObjectScanOptions | undefined)
   }
   // the one engine call for the whole object
   w.found = w.sText.length === 0 ? [] : engine.scanValues(w.sText);
-  // the short keys found clean, for the next requests (only keys: values are the users' data)
-  for (let i = 0; i < w.sText.length; i++) {
+  // the short keys found clean, for the next requests (only keys: values are the users' data;
+  // a few per walk: an API's field names are few, a flood of made-up keys is not kept)
+  let added = 0;
+  for (let i = 0; i < w.sText.length && added < CLEAN_KEYS_PER_WALK; i++) {
     const ref = w.sRef[i];
     if ((ref & 1) === 0 || w.sText[i].length > CLEAN_KEY_MAX || w.found[i].length !== 0 || (w.structural.size !== 0 && w.structural.has(ref))) continue;
     if (cleanKeys.size >= CLEAN_KEYS) cleanKeys.clear();
     cleanKeys.add(w.sText[i]);
+    added++;
   }
   return w;
 }

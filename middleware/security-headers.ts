@@ -4,7 +4,7 @@
 // is built; a request stores the headers (see `headerStore` for how).
 
 import { IncomingMessage, ServerResponse } from 'node:http';
-import { chainFacts } from './express-proto.js';
+import { secureFromSocket } from './express-proto.js';
 
 /**
  * The 16 headers and their default values. Strict-Transport-Security is only sent on HTTPS
@@ -216,7 +216,7 @@ function isHttps(req: HeaderRequest, headers: HeaderRequest['headers'] | undefin
   const h = headers ?? req.headers;
   // (an own `protocol` on the request, which only Express's getter would read, takes a
   // defineProperty over that getter: not looked for)
-  if (h !== null && typeof h === 'object' && h['x-forwarded-proto'] === undefined && chainFacts(req).secureFromSocket &&
+  if (h !== null && typeof h === 'object' && h['x-forwarded-proto'] === undefined && secureFromSocket(req) &&
     !Object.hasOwn(req, 'secure')) return false;
   return req.secure === true;
 }

@@ -13,7 +13,7 @@ import type { Severity } from '../bindings/rule-blob.js';
 import { compileTrustProxy, normalizeIp, type TrustProxy, type ClientIpResolver } from './client-ip.js';
 import { compileExclude, type ExcludeOptions } from './exclude.js';
 import { compileHpp, resolvePollution, setQuery, type HppOptions } from './hpp.js';
-import { chainFacts } from './express-proto.js';
+import { queryFromUrl } from './express-proto.js';
 import { createIpHasher, ipHashKey } from './ip-hash.js';
 import { applyEdits, type Edit } from './rewrite.js';
 import { normalizeRoute, routeTemplate } from './route.js';
@@ -369,7 +369,7 @@ export function shield(options: ShieldOptions = {}): (req: Req, res: Res, next: 
       // and the request has no query of its own (Express 4 and other routers store one)
       const reqUrl = req.url;
       const query = typeof reqUrl !== 'string' || reqUrl.indexOf('?') >= 0 || url.indexOf('?') >= 0 ||
-        !chainFacts(req).queryFromUrl || Object.hasOwn(req, 'query') ? req.query : undefined;
+        !queryFromUrl(req) || Object.hasOwn(req, 'query') ? req.query : undefined;
       if (query !== undefined && query !== null && (typeof query !== 'object' || Object.keys(query).length > 0)) root.query = query;
       let bodyWasBuffer = false;
       const body = req.body;

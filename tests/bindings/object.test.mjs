@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import querystring from 'node:querystring';
 import { scanObject, sanitizeObject, ObjectLimitError, OBJECT_LIMITS, MAX_DEPTH_CEILING } from '../../dist/bindings/object.js';
 import { Engine } from '@shield/node';
-import { keyCheck, CLEAN_KEY_MAX, CLEAN_KEYS } from '../../dist/bindings/object-keys.js';
+import { keyCheck, CLEAN_KEY_MAX, CLEAN_KEYS, CLEAN_KEYS_PER_WALK } from '../../dist/bindings/object-keys.js';
 import { loadVectors, label } from '../support/vectors.mjs';
 
 const SEED = 42;
@@ -600,14 +600,36 @@ describe('engine', () => {
 
   it('the set of clean keys is bounded: past CLEAN_KEYS it starts again, and findings stay the same', () => {
     const engine = new Engine();
-    for (let round = 0; round < 3; round++) {
+    const set = keyCheck(engine).cleanKeys;
+    let peak = 0;
+    for (let round = 0; round < Math.ceil(CLEAN_KEYS / CLEAN_KEYS_PER_WALK) + 6; round++) {
       const o = {};
-      for (let i = 0; i < 2000; i++) o[`field${round}_${i}`] = 1;
+      for (let i = 0; i < CLEAN_KEYS_PER_WALK; i++) o[`field${round}_${i}`] = 1;
       o['__proto__x'] = 1;
       o['a[$gt]'] = 1;
       expect(brief(scanObject(o, { engine })).map((f) => f.path[0])).toEqual(['a[$gt]']);
-      expect(keyCheck(engine).cleanKeys.size).toBeLessThanOrEqual(CLEAN_KEYS);
+      peak = Math.max(peak, set.size);
+      expect(set.size).toBeLessThanOrEqual(CLEAN_KEYS);
     }
+    expect(peak).toBe(CLEAN_KEYS); // it did fill up, and was started again
+    expect(set.size).toBeLessThan(CLEAN_KEYS);
+  });
+
+  it('one walk adds at most CLEAN_KEYS_PER_WALK keys: a flood of made-up keys neither fills the set nor empties it', () => {
+    const engine = new Engine();
+    const set = keyCheck(engine).cleanKeys;
+    scanObject({ name: 'a', email: 'b' }, { engine });
+    expect([...set]).toEqual(['name', 'email']);
+    const flood = {};
+    for (let i = 0; i < 2 * CLEAN_KEYS; i++) flood[`k${i}`] = 1;
+    flood['x[$ne]'] = 1;
+    expect(brief(scanObject(flood, { engine })).map((f) => f.path[0])).toEqual(['x[$ne]']);
+    expect(set.size).toBe(2 + CLEAN_KEYS_PER_WALK);
+    expect(set.has('name') && set.has('email') && set.has('k0') && set.has(`k${CLEAN_KEYS_PER_WALK - 1}`)).toBe(true);
+    expect(set.has(`k${CLEAN_KEYS_PER_WALK}`)).toBe(false);
+    // the keys not kept are scanned again next time, with the same findings
+    expect(brief(scanObject(flood, { engine })).map((f) => f.path[0])).toEqual(['x[$ne]']);
+    expect(set.size).toBe(2 + 2 * CLEAN_KEYS_PER_WALK);
   });
 
   it('the default engine is used when none is given', () => {
