@@ -32,7 +32,9 @@ const EXPRESS_GETTERS: Readonly<Record<Named, readonly string[]>> = {
 
 // held at load, so that a later change to the built-ins cannot make a getter look like Express's
 const fnToString = Function.prototype.toString;
-const lookupGetter = (Object.prototype as unknown as { __lookupGetter__(this: object, name: string): Getter | undefined }).__lookupGetter__;
+const lookupGetter = (Object.prototype as unknown as { __lookupGetter__?: (this: object, name: string) => Getter | undefined }).__lookupGetter__;
+// (an environment without Annex B's __lookupGetter__ reads every property as usual)
+const canLookUp = typeof lookupGetter === 'function';
 const protoOf = Object.getPrototypeOf;
 const ownDescriptor = Object.getOwnPropertyDescriptor;
 
@@ -90,9 +92,9 @@ function found(proto: object): Found {
  */
 export function queryFromUrl(req: object): boolean {
   const proto = protoOf(req) as object | null;
-  if (proto === null) return false;
+  if (proto === null || !canLookUp) return false;
   const f = found(proto);
-  return f.query !== null && lookupGetter.call(proto, 'query') === f.query;
+  return f.query !== null && lookupGetter!.call(proto, 'query') === f.query;
 }
 
 /**
@@ -102,8 +104,8 @@ export function queryFromUrl(req: object): boolean {
  */
 export function secureFromSocket(req: object): boolean {
   const proto = protoOf(req) as object | null;
-  if (proto === null) return false;
+  if (proto === null || !canLookUp) return false;
   const f = found(proto);
   return f.secure !== null && f.protocol !== null &&
-    lookupGetter.call(proto, 'secure') === f.secure && lookupGetter.call(proto, 'protocol') === f.protocol;
+    lookupGetter!.call(proto, 'secure') === f.secure && lookupGetter!.call(proto, 'protocol') === f.protocol;
 }
