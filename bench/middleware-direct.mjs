@@ -27,6 +27,7 @@ import http from 'node:http';
 import { Socket } from 'node:net';
 import path from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
+import { benignBody, attackBody } from './http-scenarios.mjs';
 
 const argv = process.argv.slice(2);
 const arg = (name, dflt) => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : dflt; };
@@ -43,17 +44,7 @@ const WARM = 2;
 const expressLike = argv.includes('--express');
 const xapp = expressLike ? (await import('express')).default() : null;
 
-const benign = {
-  name: 'Jane Example', email: 'jane@example.com', company: 'Example Widgets Ltd', phone: '+44 20 7946 0000',
-  address: { line1: '12 Market Street', city: 'Manchester', postcode: 'M1 1AE', country: 'United Kingdom' },
-  order: { items: [{ sku: 'WID-2041', qty: 2, note: 'gift wrap please' }, { sku: 'WID-3310', qty: 1, note: '' }], coupon: 'SPRING24' },
-  message: "Hi, I'd like to change the delivery date of my order to next Friday if possible. The parcel can be left with the neighbour at number 14. Thanks a lot for your help, and sorry for the short notice! Could you also confirm the invoice goes to the company address above, not my home one?",
-  newsletter: true, referrer: 'search', tags: ['returning', 'b2b'], notes: 'Please call before 5pm on weekdays.',
-};
-const bodies = {
-  post: JSON.stringify(benign),
-  attack: JSON.stringify({ ...benign, message: "<img src=x onerror=alert(document.cookie)> ' UNION SELECT password FROM users--" }),
-};
+const bodies = { post: benignBody, attack: attackBody };
 const socket = new Socket();
 
 function request(scenario) {
