@@ -81,6 +81,7 @@ function commandAt(i: i32): bool {
   if (letters == 0 || letters > MAX_WORD || !isAlpha(at(t, at(t, s) == 92 && s + 1 < e ? s + 1 : s))) return false;
   cmdS = s;
   cmdE = e;
+  pathAt = i;
   absolute = at(t, i) == 47; // the command came as an absolute path (/bin/ls)
   glued = i == i0 || (i == i0 + 1 && at(t, i0) == 92); // nothing (or a dropped backslash) between the separator and the command (;id, ;\\id)
   return true;
@@ -97,6 +98,26 @@ let quoted = false; // the word holds quotes (c'a't)
 let glued = false;
 let hasBacktick = false;
 let absolute = false;
+let pathAt = 0; // where the command's path (or the word, without one) starts
+
+/**
+ * The path commandAt read names no program a shell would run as the listed command: a relative
+ * path that starts with neither '.' nor '~' (a directory under the current one, as a line of
+ * base64 ending in "/ls" reads: "a/uNLPg5Kml5yItjb722/wc"; injections write /bin/ls, ./ls,
+ * ../../bin/sh or ~/x), or an absolute path whose last segment goes on with a character the shell
+ * keeps in the word ("/Ls=", "/bin/id,": the command would be "Ls=" or "id,").
+ */
+function pathRefused(): bool {
+  if (cmdS > pathAt && !absolute) {
+    const c = at(txt, pathAt);
+    return c != 46 && c != 126;
+  }
+  if (absolute && cmdE < len) {
+    const c = at(txt, cmdE);
+    return c == 61 || c == 44 || c == 58 || c == 64 || c == 37 || c == 94 || c == 33;
+  }
+  return false;
+}
 
 /** The command word [cmdS, cmdE) names a rule of `kind`, quotes inside it ignored; the rule, or -1. */
 function commandRule(kind: i32): i32 {
@@ -487,7 +508,7 @@ function writtenBreaks(rRare: bool, rCmd: bool): void {
       i += 2;
       continue;
     }
-    if (lead && commandAt(i + 2) && glued) {
+    if (lead && commandAt(i + 2) && glued && !pathRefused()) {
       let r = rRare ? commandRule(K_SHELL_RARE) : -1;
       if (r < 0 && rCmd) {
         r = commandRule(K_SHELL_COMMAND);
@@ -655,7 +676,7 @@ function separators(): void {
       }
     }
     if (glance || commandAt(j)) {
-      if (!glance && !quoted && !mayBeCommand(fRare, fCmd, cmdS, cmdE)) {
+      if (!glance && ((!quoted && !mayBeCommand(fRare, fCmd, cmdS, cmdE)) || pathRefused())) {
         i = cmdE > j ? cmdE : j;
         continue;
       }
