@@ -102,19 +102,26 @@ let pathAt = 0; // where the command's path (or the word, without one) starts
 
 /**
  * The path commandAt read names no program a shell would run as the listed command: a relative
- * path that starts with neither '.' nor '~' (a directory under the current one, as a line of
- * base64 ending in "/ls" reads: "a/uNLPg5Kml5yItjb722/wc"; injections write /bin/ls, ./ls,
- * ../../bin/sh or ~/x), or an absolute path whose last segment goes on with a character the shell
- * keeps in the word ("/Ls=", "/bin/id,": the command would be "Ls=" or "id,").
+ * path that starts with neither '.' nor '~' and climbs nowhere (a directory under the current
+ * one, as a line of base64 ending in "/ls" reads: "a/uNLPg5Kml5yItjb722/wc"; injections write
+ * /bin/ls, ./ls, ../../bin/sh, ~/x, or public/../../../bin/sh through a directory that exists),
+ * or an absolute path whose last segment goes on with a character the shell keeps in the word
+ * ("/Ls=", "/bin/id,": the command would be "Ls=" or "id,"). Reads the path once (commandAt has
+ * just walked it).
  */
 function pathRefused(): bool {
   if (cmdS > pathAt && !absolute) {
     const c = at(txt, pathAt);
-    return c != 46 && c != 126;
+    if (c == 46 || c == 126) return false;
+    // a ".." segment anywhere in it
+    for (let k = pathAt + 1; k + 2 < cmdS; k++) {
+      if (at(txt, k) == 47 && at(txt, k + 1) == 46 && at(txt, k + 2) == 46 && (k + 3 >= cmdS || at(txt, k + 3) == 47)) return false;
+    }
+    return true;
   }
   if (absolute && cmdE < len) {
     const c = at(txt, cmdE);
-    return c == 61 || c == 44 || c == 58 || c == 64 || c == 37 || c == 94 || c == 33;
+    return c == 61 || c == 44 || c == 58 || c == 64 || c == 37 || c == 33;
   }
   return false;
 }
