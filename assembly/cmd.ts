@@ -101,29 +101,39 @@ let absolute = false;
 let pathAt = 0; // where the command's path (or the word, without one) starts
 
 /**
- * The path commandAt read names no program a shell would run as the listed command: a relative
- * path that starts with neither '.' nor '~' and climbs nowhere (a directory under the current
- * one, as a line of base64 ending in "/ls" reads: "a/uNLPg5Kml5yItjb722/wc"; injections write
- * /bin/ls, ./ls, ../../bin/sh, ~/x, or public/../../../bin/sh through a directory that exists),
- * or an absolute path whose last segment goes on with a character the shell keeps in the word
- * ("/Ls=", "/bin/id,": the command would be "Ls=" or "id,"). Reads the path once (commandAt has
- * just walked it).
+ * After a line break, the path commandAt read is a line of base64 (a PEM body, a MIME part, an
+ * image pasted into a field), not a program: every unit of the path and the command word is in
+ * the base64 alphabet (no quotes, dots or dashes), the line ends right after the word (or after
+ * the padding '=' or '=='), and either a directory segment of the path is one no system has (12
+ * units or more holding an upper-case letter, a small letter and a digit:
+ * "a/uNLPg5Kml5yItjb722Nl9y.../wc") or the path is absolute and the padding is glued to the word
+ * ("/Ls=": the shell's word is "Ls=", no program). Paths after ';' '&' '|' are never refused, nor
+ * ones through real directories ("\nbin/sh", "\n/usr/bin/id", "\npublic/../../bin/sh"). Reads
+ * the path once (commandAt has just walked it).
  */
-function pathRefused(): bool {
-  if (cmdS > pathAt && !absolute) {
-    const c = at(txt, pathAt);
-    if (c == 46 || c == 126) return false;
-    // a ".." segment anywhere in it
-    for (let k = pathAt + 1; k + 2 < cmdS; k++) {
-      if (at(txt, k) == 47 && at(txt, k + 1) == 46 && at(txt, k + 2) == 46 && (k + 3 >= cmdS || at(txt, k + 3) == 47)) return false;
+function base64Line(): bool {
+  if (cmdS == pathAt) return false;
+  let e = cmdE;
+  while (e < len && e < cmdE + 2 && at(txt, e) == 61) e++;
+  if (e < len && at(txt, e) != 10 && at(txt, e) != 13) return false;
+  let segStart = pathAt;
+  let upper = false, small = false, digit = false, strange = false;
+  for (let k = pathAt; k < cmdE; k++) {
+    const c = at(txt, k);
+    if (c == 47) {
+      if (k < cmdS && k - segStart >= 12 && upper && small && digit) strange = true;
+      segStart = k + 1;
+      upper = false;
+      small = false;
+      digit = false;
+      continue;
     }
-    return true;
+    if (c - 65 < 26) upper = true;
+    else if (c - 97 < 26) small = true;
+    else if (c - 48 < 10) digit = true;
+    else return false; // '.', '-', '_', a quote: not base64
   }
-  if (absolute && cmdE < len) {
-    const c = at(txt, cmdE);
-    return c == 61 || c == 44 || c == 58 || c == 64 || c == 37 || c == 33;
-  }
-  return false;
+  return strange || (absolute && e > cmdE);
 }
 
 /** The command word [cmdS, cmdE) names a rule of `kind`, quotes inside it ignored; the rule, or -1. */
@@ -515,7 +525,7 @@ function writtenBreaks(rRare: bool, rCmd: bool): void {
       i += 2;
       continue;
     }
-    if (lead && commandAt(i + 2) && glued && !pathRefused()) {
+    if (lead && commandAt(i + 2) && glued) {
       let r = rRare ? commandRule(K_SHELL_RARE) : -1;
       if (r < 0 && rCmd) {
         r = commandRule(K_SHELL_COMMAND);
@@ -683,7 +693,7 @@ function separators(): void {
       }
     }
     if (glance || commandAt(j)) {
-      if (!glance && ((!quoted && !mayBeCommand(fRare, fCmd, cmdS, cmdE)) || pathRefused())) {
+      if (!glance && ((!quoted && !mayBeCommand(fRare, fCmd, cmdS, cmdE)) || (sep == 10 && base64Line()))) {
         i = cmdE > j ? cmdE : j;
         continue;
       }
