@@ -405,7 +405,7 @@ function verify(r: i32, k: i32, i: i32): bool {
     return true;
   }
   if (kind == K_PATH_FILE) {
-    if (e < len && last != 47 && isAlnum(at(txt, e))) return false; // "etc/passwords"
+    if (e < len && last != 47 && last != 95 && isAlnum(at(txt, e))) return false; // "etc/passwords" (an entry ending in '/' or '_' is a prefix)
     emitLit(r, i, e);
     return true;
   }

@@ -151,7 +151,8 @@ function anchoredFiles(r: i32, n: i32, s0: i32): bool {
       if (!paramAt(w, wl, s0)) continue;
       const e = s0 + wl;
       const last = <u32>load<u8>(w + wl - 1);
-      if (e < len && last != 47 && isAlnum(at(txt, e))) continue;
+      // (an entry that ends in '/' or '_' is a prefix: '^/etc/', '^/tmp/sess_')
+      if (e < len && last != 47 && last != 95 && isAlnum(at(txt, e))) continue;
       hit(r, s0, e);
       return true;
     }
