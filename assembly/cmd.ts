@@ -104,7 +104,7 @@ let pathAt = 0; // where the command's path (or the word, without one) starts
  * After a line break, the path commandAt read is a line of base64 (a PEM body, a MIME part, an
  * image pasted into a field), not a program: every unit of the path and the command word is in
  * the base64 alphabet (no quotes, dots or dashes), the line ends right after the word (or after
- * the padding '=' or '=='), and either a directory segment of the path is one no system has (12
+ * the padding '=' or '=='), and either a directory segment of the path is one no system has (20
  * units or more holding an upper-case letter, a small letter and a digit:
  * "a/uNLPg5Kml5yItjb722Nl9y.../wc") or the path is absolute and the padding is glued to the word
  * ("/Ls=": the shell's word is "Ls=", no program). Paths after ';' '&' '|' are never refused, nor
@@ -121,7 +121,7 @@ function base64Line(): bool {
   for (let k = pathAt; k < cmdE; k++) {
     const c = at(txt, k);
     if (c == 47) {
-      if (k < cmdS && k - segStart >= 12 && upper && small && digit) strange = true;
+      if (k < cmdS && k - segStart >= 20 && upper && small && digit) strange = true;
       segStart = k + 1;
       upper = false;
       small = false;
