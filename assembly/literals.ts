@@ -7,7 +7,7 @@
 // (everyPosition). Cost per candidate: one hash and one bit test.
 
 import {
-  at, lower, isAlnum, isSpace, initText, cls, pathLiteralAt, punctSet, punctReset, P_SETS, splat8,
+  at, lower, isAlnum, isSpace, initText, fileEntryEnds, cls, pathLiteralAt, punctSet, punctReset, P_SETS, splat8,
   P_QUOTE, P_SQL, P_COLON, P_DOT, P_LT, P_CMD, P_DEC,
 } from './text';
 import {
@@ -405,7 +405,7 @@ function verify(r: i32, k: i32, i: i32): bool {
     return true;
   }
   if (kind == K_PATH_FILE) {
-    if (e < len && last != 47 && last != 95 && isAlnum(at(txt, e))) return false; // "etc/passwords" (an entry ending in '/' or '_' is a prefix)
+    if (!fileEntryEnds(txt, len, e, last)) return false;
     emitLit(r, i, e);
     return true;
   }

@@ -2,7 +2,7 @@
 // separators, '/' and '\' alike), known sensitive files at segment boundaries, stream
 // wrappers, and NUL bytes that truncate file names. Linear in the value.
 
-import { at, lower, isAlnum, findDots, pathLiteralAt } from './text';
+import { at, lower, isAlnum, findDots, pathLiteralAt, fileEntryEnds } from './text';
 import {
   K_PATH_TRAVERSAL, K_PATH_FILE, K_PATH_NUL, firstRule, nextRule, ruleEnabled,
   paramCount, paramPtr, paramLen, enabledRule,
@@ -151,8 +151,7 @@ function anchoredFiles(r: i32, n: i32, s0: i32): bool {
       if (!paramAt(w, wl, s0)) continue;
       const e = s0 + wl;
       const last = <u32>load<u8>(w + wl - 1);
-      // (an entry that ends in '/' or '_' is a prefix: '^/etc/', '^/tmp/sess_')
-      if (e < len && last != 47 && last != 95 && isAlnum(at(txt, e))) continue;
+      if (!fileEntryEnds(txt, len, e, last)) continue;
       hit(r, s0, e);
       return true;
     }

@@ -17,6 +17,15 @@
   return isAlpha(c) || isDigit(c);
 }
 
+/**
+ * A path-file entry's end boundary (literals.ts for plain entries, path.ts for anchored ones):
+ * the entry ending in `last` matched up to e; one that ends in '/' or '_' is a prefix
+ * ('^/etc/', '^/tmp/sess_'), any other must not go on with a letter or digit ("etc/passwords").
+ */
+export function fileEntryEnds(t: usize, n: i32, e: i32, last: u32): bool {
+  return e >= n || last == 47 || last == 95 || !isAlnum(at(t, e));
+}
+
 @inline export function isHex(c: u32): bool {
   return c - 48 < 10 || (c | 32) - 97 < 6;
 }
