@@ -542,7 +542,8 @@ const M_WORD = 0;
 const M_SPACE = 8;
 const M_ENC = 16;
 const M_SET = 24; // P_SETS u64, one per punctuation set
-const MASKS = memory.data(M_SET + 8 * P_SETS);
+const M_DU = M_SET + 8 * P_SETS; // 'u' right after a digit: UNION may start there ("x=1union select")
+const MASKS = memory.data(M_DU + 8);
 
 // What literalFront leaves for literalVerify: the folded units, and per 64-unit block the
 // candidate starts whose window hash is in the bitmap and the lanes inside word runs that look encoded.
@@ -613,8 +614,9 @@ export function literalFront(p: usize, n: i32, stopAtEscape: bool): u32 {
   const k78 = splat8(120);
   const k7c = splat8(124);
   const k7f = splat8(0x7f);
+  const k75 = splat8(117);
   let hexAcc = k00; // lanes where "0x" ends
-  let zeroPrev = k00; // the '0' lanes of the previous sixteen units
+  let bPrev = k00; // the previous sixteen units (narrowed)
   let i = 0;
   while (i < n) {
     let word: u64 = 0;
@@ -677,12 +679,13 @@ export function literalFront(p: usize, n: i32, stopAtEscape: bool): u32 {
           v128.or(i8x16.eq(b, k7c), i8x16.eq(b, k0a)))), M_SET + 8 * P_CMD);
         store<u16>(m, <u16>i8x16.bitmask(v128.or(i8x16.eq(b, k25), i8x16.eq(b, k26))), M_SET + 8 * P_DEC);
       }
-      // "0x" (hex-literal bytes for the path view), also across two steps: the '0' lanes moved
-      // up one lane (the previous step's last lane first) against the 'x' lanes
-      const z = i8x16.eq(b, k30);
-      hexAcc = v128.or(hexAcc, v128.and(i8x16.shuffle(zeroPrev, z, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30),
-        i8x16.eq(fv, k78)));
-      zeroPrev = z;
+      // each lane's previous unit (the previous step's last lane first): "0x" (hex-literal bytes
+      // for the path view), and 'u' after a digit, where UNION starts inside a word run
+      // ("x=1union select": a number ends at the letter; verify's numberBefore judges it)
+      const pb8 = i8x16.shuffle(bPrev, b, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30);
+      hexAcc = v128.or(hexAcc, v128.and(i8x16.eq(pb8, k30), i8x16.eq(fv, k78)));
+      store<u16>(m, <u16>i8x16.bitmask(v128.and(i8x16.le_u(i8x16.sub(pb8, k30), k09), i8x16.eq(fv, k75))), M_DU);
+      bPrev = b;
     }
     word = load<u64>(MASKS, M_WORD);
     space = load<u64>(MASKS, M_SPACE);
@@ -728,7 +731,7 @@ export function literalFront(p: usize, n: i32, stopAtEscape: bool): u32 {
       frontStopped = true;
       return mask;
     }
-    let starts = ((word & ~after) | (~word & ~space)) & full;
+    let starts = ((word & ~after) | (~word & ~space) | load<u64>(MASKS, M_DU)) & full;
     prevWord = (word >> 63) & 1;
     const base = i;
     i += lanes;

@@ -7,7 +7,7 @@
 // code and tables out of the caches, which a loop over one call (bench/wasm-only.mjs,
 // bench/middleware-direct.mjs) never shows.
 //
-//   npm run build && node bench/http-phases.mjs [--rounds 3] [--duration 5] [--rate 2000] [--warmup 2] [--no-repeat] [--scenarios 1,2]
+//   npm run build && node bench/http-phases.mjs [--rounds 3] [--duration 5] [--rate 2000] [--warmup 2] [--no-repeat] [--scenarios 1,2] [--node-flags "--no-liftoff"]
 //
 // Each round starts a fresh server per scenario: warm-up, then `duration` seconds at `rate`
 // requests per second on 8 connections; the figures are the medians of the rounds. The repeat
@@ -28,7 +28,9 @@ const DURATION = Number(arg('duration', 5));
 const RATE = Number(arg('rate', 2000));
 const WARMUP = Number(arg('warmup', 2));
 const REPEAT = !process.argv.includes('--no-repeat');
-const ONLY = arg('scenarios', null)?.split(',');
+const ONLY = arg('scenarios', null)?.split(',') ?? null;
+// flags for the server's Node (V8's among them): --node-flags "--no-liftoff"
+const NODE_FLAGS = (arg('node-flags', '') ?? '').split(' ').filter((x) => x !== '');
 
 function ask(child, msg, key) {
   return new Promise((resolve) => {
@@ -49,7 +51,7 @@ const load = (url, sc, run) => autocannon({
 });
 
 async function round(sc) {
-  const child = fork(new URL('./http-phases-server.mjs', import.meta.url), REPEAT ? ['--repeat'] : [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(new URL('./http-phases-server.mjs', import.meta.url), REPEAT ? ['--repeat'] : [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: NODE_FLAGS });
   const [ready] = await once(child, 'message');
   const url = `http://127.0.0.1:${ready.port}`;
   await load(url, sc, { duration: WARMUP });
@@ -79,7 +81,7 @@ const median = (xs) => {
 };
 const f = (x) => (Number.isNaN(x) ? '-' : x.toFixed(2));
 
-console.log(`http-phases: ${ROUNDS} rounds of ${DURATION} s at ${RATE} req/s per scenario after ${WARMUP} s of warm-up, 8 connections, shield({ telemetry: false }), Node ${process.version}${REPEAT ? '' : ', no repeat'}`);
+console.log(`http-phases: ${ROUNDS} rounds of ${DURATION} s at ${RATE} req/s per scenario after ${WARMUP} s of warm-up, 8 connections, shield({ telemetry: false }), Node ${process.version}${NODE_FLAGS.length ? ` ${NODE_FLAGS.join(' ')}` : ''}${REPEAT ? '' : ', no repeat'}`);
 console.log('scenario                   server CPU us/req   shield() us   engine call us   repeat us   cold share of the call');
 for (const sc of SCENARIOS.filter((_, i) => ONLY === null || ONLY.includes(String(i + 1)))) {
   const rs = [];
