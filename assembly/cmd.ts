@@ -136,6 +136,56 @@ function base64Line(): bool {
   return strange || (absolute && e > cmdE);
 }
 
+/** A unit that may drop out of a command word in a shell: '\\' '^' '$' '`' (obfuscatedAt reads what follows). */
+@inline function dropStart(c: u32): bool {
+  return c == 92 || c == 94 || c == 36 || c == 96;
+}
+
+/**
+ * The word at j, with the units a shell or cmd.exe drops taken out, names a command of either
+ * kind: a backslash before a letter or digit (c\\at), '^' before one (w^h^o^a^m^i in cmd.exe),
+ * "$@" and "$*" (empty outside a function), "${name}" (an unset variable: c${u}at), "$()" and
+ * "``" (empty substitutions), and quotes (c''at), with at least one of them other than a quote
+ * (quoted words are commandAt's). No prose writes a command's name that way, so the word counts
+ * whatever follows it. The rule (cmdS, cmdE: the span read), or -1. Reads at most 64 units.
+ */
+function obfuscatedAt(j: i32, fRare: usize, fCmd: usize): i32 {
+  const stop = j + 64 < len ? j + 64 : len;
+  let k = j;
+  let n = 0;
+  let drops = 0;
+  while (k < stop && n < MAX_WORD) {
+    const c = at(txt, k);
+    if (isAlnum(c) || c == 95 || c == 45 || c == 46) {
+      store<u16>(WORD + (<usize>n << 1), <u16>c);
+      n++;
+      k++;
+      continue;
+    }
+    if (isQuote(c)) { k++; continue; }
+    const d: u32 = k + 1 < stop ? at(txt, k + 1) : 0;
+    if ((c == 92 || c == 94) && isAlnum(d)) { drops++; k++; continue; }
+    if (c == 96 && d == 96) { drops++; k += 2; continue; }
+    if (c == 36) {
+      if (d == 64 || d == 42) { drops++; k += 2; continue; }
+      if (d == 40 && k + 2 < stop && at(txt, k + 2) == 41) { drops++; k += 3; continue; }
+      if (d == 123) {
+        let q = k + 2;
+        while (q < stop && q - k < 34 && (isAlnum(at(txt, q)) || at(txt, q) == 95)) q++;
+        if (q > k + 2 && q < stop && at(txt, q) == 125) { drops++; k = q + 1; continue; }
+      }
+    }
+    break;
+  }
+  if (drops == 0 || n == 0 || !isAlpha(<u32>load<u16>(WORD)) || !filterPairMayHave(fRare, fCmd, WORD, 0, n)) return -1;
+  let r = ruleWithWord(K_SHELL_RARE, WORD, 0, n);
+  if (r < 0) r = ruleWithWord(K_SHELL_COMMAND, WORD, 0, n);
+  if (r < 0) return -1;
+  cmdS = j;
+  cmdE = k;
+  return r;
+}
+
 /** The command word [cmdS, cmdE) names a rule of `kind`, quotes inside it ignored; the rule, or -1. */
 function commandRule(kind: i32): i32 {
   if (!quoted) return ruleWithWord(kind, txt, cmdS, cmdE - cmdS);
@@ -240,6 +290,78 @@ function numberLead(): bool {
   return numberLeadIs == 1;
 }
 
+let hostLeadIs = -2; // hostLead's answer (-2: not yet)
+
+/**
+ * Where the host that starts the value ends, white space and quotes before it aside, or -1: a
+ * dotted-quad IPv4 address or "localhost", a port allowed ("127.0.0.1:80"). What a ping or lookup
+ * form takes, and what an injection into one writes before its separator ("127.0.0.1 | id",
+ * "localhost; cat flag.txt"). Host names are left out: "node.js;java" and "asp.net | vue.js" are
+ * lists of skills. Read once per value (at most 40 units).
+ */
+function hostLead(): i32 {
+  if (hostLeadIs != -2) return hostLeadIs;
+  hostLeadIs = -1;
+  let k = 0;
+  while (k < len && k < 16 && (blank(at(txt, k)) || isQuote(at(txt, k)))) k++;
+  const s = k;
+  let ok = false;
+  if (k + 9 <= len && lower(at(txt, k)) == 108 && lower(at(txt, k + 1)) == 111 && lower(at(txt, k + 2)) == 99 &&
+    lower(at(txt, k + 3)) == 97 && lower(at(txt, k + 4)) == 108 && lower(at(txt, k + 5)) == 104 &&
+    lower(at(txt, k + 6)) == 111 && lower(at(txt, k + 7)) == 115 && lower(at(txt, k + 8)) == 116) {
+    k += 9; // localhost
+    ok = k >= len || !(isAlnum(at(txt, k)) || at(txt, k) == 46 || at(txt, k) == 45);
+  } else {
+    // four groups of one to three digits
+    let g = 0;
+    while (g < 4) {
+      const d0 = k;
+      while (k < len && k - d0 < 3 && isDigit(at(txt, k))) k++;
+      if (k == d0) break;
+      g++;
+      if (g < 4) {
+        if (k >= len || at(txt, k) != 46) break;
+        k++;
+      }
+    }
+    ok = g == 4 && (k >= len || !(isAlnum(at(txt, k)) || at(txt, k) == 46));
+  }
+  if (!ok || k == s) return -1;
+  // a port
+  if (k + 1 < len && at(txt, k) == 58 && isDigit(at(txt, k + 1))) {
+    let p = k + 1;
+    while (p < len && isDigit(at(txt, p)) && p - k <= 5) p++;
+    k = p;
+  }
+  hostLeadIs = k;
+  return k;
+}
+
+/** The line break at i follows the value's host lead (hostLead), a CR, white space and quotes aside. */
+function afterHostLead(i: i32): bool {
+  const h = hostLead();
+  return h > 0 && leadBefore(i > 0 && at(txt, i - 1) == 13 ? i - 1 : i) == h;
+}
+
+/**
+ * After the command word ending at e comes a plain word of letters and then the value's end,
+ * white space or prose punctuation ("1.2.3.4; host unreachable", "10.0.0.1 | mail relay"), or a
+ * note after '#' ("10.0.0.5|mail # relay"): the line reads as a log or inventory line, not as a
+ * command with a file or an option. Reads at most the next word.
+ */
+function plainWordAfter(e: i32): bool {
+  let k = e;
+  while (k < len && blank(at(txt, k))) k++;
+  if (k >= len) return false;
+  const c = at(txt, k);
+  if (c == 35) return true;
+  if (!isAlpha(c)) return false;
+  while (k < len && isAlpha(at(txt, k))) k++;
+  if (k >= len) return true;
+  const d = at(txt, k);
+  return blank(d) || d == 44 || d == 33 || d == 63 || d == 41;
+}
+
 /** The first unit sep (';', '&' or '|') of the value: one search per value and kind. */
 function firstOf(sep: u32): i32 {
   if (sep == 59) { if (firstSemi == -2) firstSemi = find4(txt, 0, len, 59, 59, 59, 59); return firstSemi; }
@@ -317,14 +439,18 @@ function listEnds(i: i32): bool {
  * "| file size |") unless the value ends with ';' or '&' ("|getent hosts x.example.&").
  */
 function strongBefore(sepAt: i32, sep: u32): bool {
-  if (sep == 10) return false;
-  const double = sepAt + 1 < len && at(txt, sepAt + 1) == sep;
-  if ((sep == 38 || sep == 124) && !double && (!terminated() || (cmdE < len && at(txt, cmdE) == 61))) return false;
+  const double = sep != 10 && sepAt + 1 < len && at(txt, sepAt + 1) == sep;
   // the command is the first thing after the separator (white space, quotes and a path aside)
   let w = sepAt + (double ? 2 : 1);
   while (w < len && (blank(at(txt, w)) || isQuote(at(txt, w)) || at(txt, w) == 92)) w++;
   if (w < cmdS && at(txt, w) != 47) return false;
-  const z = leadBefore(sepAt);
+  // a host that is the whole value before the separator, any separator ("127.0.0.1 | id",
+  // "localhost; cat flag.txt", "10.0.0.1\ncat config.php"), unless a plain word or a note follows
+  // the command
+  const z = leadBefore(sep == 10 && sepAt > 0 && at(txt, sepAt - 1) == 13 ? sepAt - 1 : sepAt);
+  if (z > 0 && z == hostLead() && !plainWordAfter(cmdE)) return true;
+  if (sep == 10) return false;
+  if ((sep == 38 || sep == 124) && !double && (!terminated() || (cmdE < len && at(txt, cmdE) == 61))) return false;
   return z == 0 || (double && addressBefore(z, true));
 }
 
@@ -375,8 +501,8 @@ function lastCommand(sepAt: i32, sep: u32): bool {
   // from the value's start: white space and quotes only
   const z = leadBefore(k);
   if (z == 0) return true;
-  // an address, quotes around it aside ("'127.0.0.1'|id")
-  if (addressBefore(z, false)) return true;
+  // an address, quotes around it aside ("'127.0.0.1'|id"), or localhost
+  if (addressBefore(z, false) || z == hostLead()) return true;
   if (sep == 10) return false;
   const c = at(txt, k - 1);
   if (double) return !plainWordBefore(k);
@@ -640,7 +766,8 @@ function separators(): void {
     if (sep == 10 && inFence) { i++; continue; }
     // a line of prose starts with a capital and a small letter ("That ..."): no command, unless
     // it is a command prose does not use followed by a shell argument ("PowerShell -enc ...")
-    if (sep == 10 && i + 2 < len && at(txt, i + 1) - 65 < 26 && at(txt, i + 2) - 97 < 26) {
+    // (not after an address that is the whole value before it: "127.0.0.1\nType flag.txt")
+    if (sep == 10 && i + 2 < len && at(txt, i + 1) - 65 < 26 && at(txt, i + 2) - 97 < 26 && !afterHostLead(i)) {
       const r = rRare ? rareLine(i + 1, fRare) : -1;
       if (r >= 0) { hit(r, i, cmdE); return; }
       i++;
@@ -681,6 +808,11 @@ function separators(): void {
     if (t + 1 < len && at(txt, t) == 92 && isAlpha(at(txt, t + 1))) t++;
     if (t < len && isAlpha(at(txt, t))) {
       const k = glancedWord(t);
+      // a word a dropped unit cuts ("c\\at", "w^h^o^a^m^i", "c${u}at")
+      if (k >= 0 && k < len && dropStart(at(txt, k))) {
+        const r = obfuscatedAt(t, fRare, fCmd);
+        if (r >= 0) { hit(r, i, cmdE); return; }
+      }
       if (k >= 0) {
         // most words after a separator have a length, first and last letter no listed command has
         if (!mayBeCommand(fRare, fCmd, t, k)) { i = refusedRun(k, fRare, fCmd); continue; }
@@ -707,6 +839,11 @@ function separators(): void {
         }
       }
       if (r >= 0) { hit(r, i, cmdE); return; }
+      // a quoted word a dropped unit cuts ("wh''o\\ami")
+      if (quoted && cmdE < len && dropStart(at(txt, cmdE))) {
+        r = obfuscatedAt(cmdS, fRare, fCmd);
+        if (r >= 0) { hit(r, i, cmdE); return; }
+      }
       i = cmdE > j ? cmdE : j;
       continue;
     }
@@ -876,7 +1013,7 @@ function substitutions(r: i32): void {
     }
     // c == '{': brace expansion {cmd,arg}, or the shellshock prefix "() {" before it
     const nx: u32 = i + 1 < len ? at(txt, i + 1) : 0;
-    if ((isAlpha(nx) || nx == 47) && commandAt(i + 1) && cmdE < len && at(txt, cmdE) == 44 && commandWord()) { hit(r, i, cmdE + 1); return; }
+    if ((isAlpha(nx) || nx == 47) && commandAt(i + 1) && cmdE + 1 < len && at(txt, cmdE) == 44 && !blank(at(txt, cmdE + 1)) && commandWord()) { hit(r, i, cmdE + 1); return; }
     let k = i;
     while (k > 0 && gap(at(txt, k - 1))) k--;
     // shellshock: "() {" where a value starts (not a function's parameter list: f(){)
@@ -936,6 +1073,7 @@ export function scanCmd(p: usize, n: i32, mask: u32): void {
   found = false;
   firstSemi = firstAmp = firstBar = -2;
   numberLeadIs = -2;
+  hostLeadIs = -2;
   terminatedIs = -2;
   gluedSeen = false;
   if ((mask & (C_SEMI | C_AMP | C_PIPE | C_SPACE)) != 0) separators();

@@ -66,6 +66,8 @@ for (const s of inputs) {
     const kind = lost.length ? 'MISS' : found.length ? 'EXTRA' : 'MOVED';
     if (kind === 'MISS') misses++; else if (kind === 'EXTRA') extras++; else moved++;
     console.log(kind, JSON.stringify(s).slice(0, 160), '\n   base:', key(a) || '-', '\n   cand:', key(b) || '-');
+    // where a lost rule was, with some context (long values are cut above)
+    for (const x of a) if (lost.includes(x.rule)) console.log(`   lost ${x.rule}: ${JSON.stringify(s.slice(Math.max(0, x.start - 24), x.end + 24))}`);
   }
   if (BASE.sanitizeString(s) !== CAND.sanitizeString(s)) sanitizeDiffs++;
 }

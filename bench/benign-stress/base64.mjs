@@ -36,11 +36,13 @@ for (let i = 0; i < TEXTS; i++) {
 async function probe(file) {
   const { scan } = await import(pathToFileURL(file).href);
   const flagged = new Set();
+  const shown = new Map();
   const byRule = new Map();
   texts.forEach((t, i) => {
     const f = scan(t);
     if (f.length === 0) return;
     flagged.add(i);
+    shown.set(i, f.map((x) => `${x.rule} ${JSON.stringify(t.slice(Math.max(0, x.start - 8), x.end + 8))}`).join(', '));
     for (const x of f) {
       const e = byRule.get(x.rule) ?? { n: 0, examples: [] };
       e.n++;
@@ -48,7 +50,7 @@ async function probe(file) {
       byRule.set(x.rule, e);
     }
   });
-  return { flagged, byRule };
+  return { flagged, byRule, shown };
 }
 
 const mine = await probe(bindings);
@@ -62,4 +64,8 @@ if (against) {
   const onlyOther = [...other.flagged].filter((i) => !mine.flagged.has(i)).length;
   const onlyMine = [...mine.flagged].filter((i) => !other.flagged.has(i)).length;
   console.log(`against ${path.resolve(against)}: flagged ${other.flagged.size}; only there ${onlyOther}, only here ${onlyMine}`);
+  // what differs, with the finding (here, or there)
+  for (const [who, a, b] of [['only here', mine, other], ['only there', other, mine]]) {
+    for (const i of a.flagged) if (!b.flagged.has(i)) console.log(`  ${who}: ${a.shown.get(i)}`);
+  }
 }
