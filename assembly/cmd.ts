@@ -66,6 +66,8 @@ function commandAt(i: i32): bool {
     if (c < 128 && load<u8>(WORD_OR_QUOTE + c) != 0) { k++; continue; }
     break;
   }
+  // an absolute path that stops at '?' or '*': globPathAt may judge it
+  globAt = k < n && (at(t, k) == 63 || at(t, k) == 42) && at(t, i) == 47 ? i : -1;
   // the word: letters, digits, '_', '-', '.', quotes inside it dropped by the shell (c'a't);
   // every unit of [s, k) is one of those (the path loop passed only them after the last '/')
   let e = s;
@@ -95,6 +97,7 @@ export function initCmdTables(): void {
   for (let c: u32 = 0; c < 128; c++) store<u8>(WORD_OR_QUOTE + c, wordChar(c) ? 1 : isQuote(c) ? 2 : 0);
 }
 let quoted = false; // the word holds quotes (c'a't)
+let globAt = -1; // set by commandAt: where an absolute path that stops at '?' or '*' starts, or -1
 let glued = false;
 let hasBacktick = false;
 let absolute = false;
@@ -134,6 +137,50 @@ function base64Line(): bool {
     else return false; // '.', '-', '_', a quote: not base64
   }
   return strange || (absolute && e > cmdE);
+}
+
+/**
+ * An absolute path at j that the shell expands with '?' or '*' into a program's path
+ * ("/???/??t", "/usr/bin/wh?ami", "/bin/ca*"): two or more segments of letters, digits, '.', '_',
+ * '-', '?' and '*', a '?' or '*' in a directory segment, or in the last one before a letter or
+ * digit, or a '*' ending it; no segment empty or all '*' (an empty SQL comment between two words), and not a
+ * URL's query ("/api/users?id=1", "/docs/faq?"). Where the path ends, or -1. Reads at most 64 units.
+ */
+function globPathAt(j: i32): i32 {
+  if (j >= len || at(txt, j) != 47) return -1;
+  const stop = j + 64 < len ? j + 64 : len;
+  let k = j;
+  let segs = 0;
+  let glob = false;
+  let segGlob = false; // the current segment holds '?' or '*'
+  let stars = 0; // the current segment's units: all '*' is an empty SQL comment, not a path
+  let units = 0;
+  while (k < stop) {
+    const c = at(txt, k);
+    if (c == 47) {
+      if (k > j && (units == 0 || stars == units)) return -1;
+      if (segGlob) glob = true;
+      segGlob = false;
+      stars = 0;
+      units = 0;
+      segs++;
+      k++;
+      continue;
+    }
+    units++;
+    if (c == 42) stars++;
+    if (c == 63 || c == 42) {
+      const d: u32 = k + 1 < len ? at(txt, k + 1) : 0;
+      if (c == 42 || isAlnum(d) || d == 63 || d == 42 || d == 47) segGlob = true;
+      k++;
+      continue;
+    }
+    if (isAlnum(c) || c == 46 || c == 95 || c == 45) { k++; continue; }
+    break;
+  }
+  if (segGlob) glob = true;
+  if (!glob || segs < 2 || units == 0 || stars == units || (k < len && at(txt, k) == 61)) return -1;
+  return k;
 }
 
 /** A unit that may drop out of a command word in a shell: '\\' '^' '$' '`' (obfuscatedAt reads what follows). */
@@ -824,7 +871,13 @@ function separators(): void {
         glance = true;
       }
     }
-    if (glance || commandAt(j)) {
+    const word = glance || commandAt(j);
+    // a path the shell globs into a program's ("; /???/??t flag.txt", "x; /usr/bin/wh?ami")
+    if (!glance && globAt >= 0 && rCmd) {
+      const g = globPathAt(globAt);
+      if (g >= 0) { hit(enabledRule(K_SHELL_COMMAND), i, g); return; }
+    }
+    if (word) {
       if (!glance && ((!quoted && !mayBeCommand(fRare, fCmd, cmdS, cmdE)) || (sep == 10 && base64Line()))) {
         i = cmdE > j ? cmdE : j;
         continue;
@@ -994,6 +1047,23 @@ function substitutions(r: i32): void {
         (k + 3 >= len || !isAlnum(at(txt, k + 3)))) { hit(r, i, k + 3); return; }
       // $(cmd
       if (i + 1 < len && at(txt, i + 1) == 40 && commandAt(i + 2) && commandWord()) { hit(r, i, cmdE); return; }
+      if (i + 2 < len && at(txt, i + 1) == 40) {
+        const g = globPathAt(i + 2);
+        if (g >= 0) { hit(r, i, g); return; }
+      }
+      // $(<file: bash reads the file into the command line, no command word needed (jQuery's
+      // $("<div>") quotes its markup)
+      if (i + 2 < len && at(txt, i + 1) == 40) {
+        let k = i + 2;
+        while (k < len && k - i < 18 && blank(at(txt, k))) k++;
+        if (k + 1 < len && at(txt, k) == 60) {
+          // then a file: a name or a path ("$(<config.php)", "$(< /etc/hosts)"; not "$(<!--", "$(<<", "$(<(")
+          let f = k + 1;
+          while (f < len && f - k < 18 && blank(at(txt, f))) f++;
+          const c1: u32 = f < len ? at(txt, f) : 0;
+          if (isAlnum(c1) || c1 == 47 || c1 == 46 || c1 == 126 || c1 == 95) { hit(r, i, k + 1); return; }
+        }
+      }
       i++;
       continue;
     }
@@ -1005,7 +1075,9 @@ function substitutions(r: i32): void {
       while (run < len && at(txt, run) == 96) run++;
       if (run - i >= 3 || (i > 0 && at(txt, i - 1) == 96)) { i = run; continue; }
       if (commandAt(i + 1)) {
-        const glued = i > 0 && !(at(txt, i - 1) <= 32 || at(txt, i - 1) >= 0x80 || isAlnum(at(txt, i - 1)));
+        // (also after a digit: "127.0.0.1`sleep 5`"; not after a letter, where markdown's inline
+        // code may be glued to a word: "a`id`b")
+        const glued = i > 0 && !(at(txt, i - 1) <= 32 || at(txt, i - 1) >= 0x80 || isAlpha(at(txt, i - 1)));
         if (commandRule(K_SHELL_RARE) >= 0 || absolute || (glued && commandRule(K_SHELL_COMMAND) >= 0)) { hit(r, i, cmdE); return; }
       }
       i++;

@@ -70,13 +70,25 @@ function after(i: i32, to: i32): u32 {
 /**
  * Whether the expression text [s, e) is code: arithmetic with a number, a string or a bracket
  * on both sides (7*7, 7*'7', (1)+2; not Page-Name), a name directly followed by '(' or '['
- * (range(10), x[0], mro()[1]), or "__". Else, when it is a bare name or a member chain
- * (config, request.application), the rule of kind template-name that lists its first name.
+ * (range(10), x[0], mro()[1]), or, when `spaced`, by white space and '(' (Jinja, EL and OGNL
+ * call that way too: "lipsum|attr (...)", "T (java.lang.Runtime)"; not in a wiki link, "[[Mercury
+ * (planet)]]"), "__" or its escape "\x5f" (a dunder spelled in a string), or a pair of
+ * backticks (ERB's and Ruby's shell call: <%= `id` %>). Else, when it is a bare name or a member
+ * chain (config, request.application), the rule of kind template-name that lists its first name.
  */
-function judge(s: i32, e: i32): i32 {
+function judge(s: i32, e: i32, spaced: bool): i32 {
   let onlyChain = true; // letters, digits, '_', '$', '.', white space
+  let backticks = 0;
   for (let i = s; i < e; i++) {
     const c = at(txt, i);
+    if (c == 40 && spaced && i > s && isSpace(at(txt, i - 1))) {
+      // (each run of white space is read back once: by the '(' right after it)
+      let k = i - 1;
+      while (k > s && isSpace(at(txt, k - 1))) k--;
+      if (k > s && (isIdentPart(at(txt, k - 1)) || at(txt, k - 1) == 41)) return -2;
+    }
+    if (c == 92 && i + 3 < e && lower(at(txt, i + 1)) == 120 && at(txt, i + 2) == 53 && lower(at(txt, i + 3)) == 102) return -2;
+    if (c == 96 && ++backticks == 2) return -2;
     if (c == 42 || c == 47 || c == 37 || c == 43 || c == 45) {
       const l = before(i, s);
       const r = after(i + 1, e);
@@ -180,7 +192,7 @@ function pairs(r: i32, w: usize, wl: i32, mask: u32, need: u32): void {
       j++;
     }
     if (found < 0) return; // no closer after this opener: none after any later one either
-    const v = judge(cs, found);
+    const v = judge(cs, found, first != 91);
     if (v == -2) hit(r, i, found + cl);
     else if (v >= 0) hit(v, i, found + cl);
     i = found + cl;
