@@ -72,16 +72,17 @@ function after(i: i32, to: i32): u32 {
  * on both sides (7*7, 7*'7', (1)+2; not Page-Name), a name directly followed by '(' or '['
  * (range(10), x[0], mro()[1]), or, when `spaced`, by white space and '(' (Jinja, EL and OGNL
  * call that way too: "lipsum|attr (...)", "T (java.lang.Runtime)"; not in a wiki link, "[[Mercury
- * (planet)]]"), "__" or its escape "\x5f" (a dunder spelled in a string), or a pair of
+ * (planet)]]"), or white space and '[' ("config ['SECRET_KEY']"), "__" or its escape "\x5f" (a dunder spelled in a string), or a pair of
  * backticks (ERB's and Ruby's shell call: <%= `id` %>). Else, when it is a bare name or a member
- * chain (config, request.application), the rule of kind template-name that lists its first name.
+ * chain, filters after it allowed (config, request.application, config|pprint), the rule of kind
+ * template-name that lists its first name.
  */
 function judge(s: i32, e: i32, spaced: bool): i32 {
   let onlyChain = true; // letters, digits, '_', '$', '.', white space
   let backticks = 0;
   for (let i = s; i < e; i++) {
     const c = at(txt, i);
-    if (c == 40 && spaced && i > s && isSpace(at(txt, i - 1))) {
+    if ((c == 40 || c == 91) && spaced && i > s && isSpace(at(txt, i - 1))) {
       // (each run of white space is read back once: by the '(' right after it)
       let k = i - 1;
       while (k > s && isSpace(at(txt, k - 1))) k--;
@@ -96,7 +97,8 @@ function judge(s: i32, e: i32, spaced: bool): i32 {
     }
     if ((c == 40 || c == 91) && i > s && (isIdentPart(at(txt, i - 1)) || at(txt, i - 1) == 41 || at(txt, i - 1) == 93)) return -2;
     if (c == 95 && i + 1 < e && at(txt, i + 1) == 95) return -2;
-    if (!(isIdentPart(c) || c == 46 || isSpace(c))) onlyChain = false;
+    // (a filter after the name: "config|pprint" is config's contents)
+    if (!(isIdentPart(c) || c == 46 || isSpace(c) || c == 124)) onlyChain = false;
   }
   if (!onlyChain) return -1;
   // a bare name or member chain: its first name
