@@ -515,6 +515,15 @@ function shortAppString(k: i32): bool {
 }
 
 /**
+ * The application's quote closes the unterminated string k as the end of an expression: not when
+ * it is glued to a number (15.6" or 17" in "...", read as WHERE a="15.6" or 17"": a number, then a
+ * string, is broken SQL; a size or a length in inches or feet, not an injection).
+ */
+function appStringEnds(k: i32): bool {
+  return shortAppString(k) && !(tGlued(k) && tType(k - 1) == T_NUM);
+}
+
+/**
  * An operand at k: literal, string, variable, parenthesised group, call, or a column word,
  * optionally after unary - + ! ~ NOT. Returns true and sets exprEnd.
  */
@@ -600,7 +609,7 @@ function tailOk(k: i32): bool {
   if (k >= ntok) return true;
   const t = tType(k);
   if (t == T_COMMENT || t == T_RP || t == T_SEMI || t == T_OP || t == T_COMMA) return true;
-  if (t == T_USTR) return shortAppString(k);
+  if (t == T_USTR) return appStringEnds(k);
   if (t == T_STR) return true;
   if (t == T_WORD) return isSqlWord(k);
   return false;
@@ -611,7 +620,7 @@ function endTail(k: i32): bool {
   if (k >= ntok) return true;
   const t = tType(k);
   if (t == T_COMMENT || t == T_RP || t == T_SEMI) return true;
-  if (t == T_USTR) return shortAppString(k);
+  if (t == T_USTR) return appStringEnds(k);
   if (t == T_OP) return tSub(k) == O_OR || tSub(k) == O_AND || tSub(k) == O_ARITH || tSub(k) == O_BIT || tSub(k) == O_EQ;
   if (t == T_WORD) return wordIs(k, 'and') || wordIs(k, 'or') || wordIs(k, 'xor') || wordIs(k, 'limit') || wordIs(k, 'order') || wordIs(k, 'union');
   return false;
@@ -689,7 +698,32 @@ function boolExpr(k: i32, strong: bool): bool {
   }
   if (wordOnly) return false; // "and true love", "or maybe": a bare word is prose
   const t = sig(exprEnd);
+  // (a bare operand, then AND or OR and another bare one: a list, "1 and 2 and 3", "'or' and
+  // 'and' are operators"; "' or 1 and 1=1", "' or 1 and sleep(5)" go on with SQL)
+  if (boolWord(t) && !boolGoesOn(t)) return false;
   return tailOk(t) && (strong || t >= ntok || tType(t) != T_WORD);
+}
+
+/** Token k is AND, OR, XOR, && or ||. */
+function boolWord(k: i32): bool {
+  const t = tType(k);
+  if (t == T_OP) return tSub(k) == O_OR || tSub(k) == O_AND;
+  return wordIs(k, 'and') || wordIs(k, 'or') || wordIs(k, 'xor');
+}
+
+/**
+ * After the boolean operator at k, no list: not another bare operand (an operand no comparison
+ * follows, not a call, a group or TRUE/FALSE/NULL), nor a string the application's quote cannot
+ * close (prose: "'or' and 'and' are operators"). Keeps exprEnd.
+ */
+function boolGoesOn(k: i32): bool {
+  const n = unaryEnd(k + 1);
+  if (tType(n) == T_USTR) return shortAppString(n);
+  if (isCall(n) || tType(n) == T_LP || isLiteralWord(n)) return true;
+  const save = exprEnd;
+  const list = chain(n, true) && !isCmp(sig(exprEnd));
+  exprEnd = save;
+  return !list;
 }
 
 /** Token k has a shape isBool may accept: a word, || or &&. */
@@ -922,16 +956,23 @@ function judgeCalls(): void {
         // unless SQL comes before it (an operator, a keyword, a comma, a parenthesis)
         if (!tGlued(lp) && (k == 0 || (tType(k - 1) == T_WORD && !isSqlWord(k - 1)))) continue;
         // the argument must look like SQL, not prose: number, string, (, select, variable, word then ) or ,
+        // (a word that starts with a digit is a quantity, no SQL: "Sleep (8h) tracker")
         const a = sig(lp + 1);
         const ta = tType(a);
         if (ta == T_NUM || ta == T_STR || ta == T_LP || ta == T_VAR || ta == T_RP || ta == T_USTR || wordIs(a, 'select') ||
-          (ta == T_WORD && (tType(sig(a + 1)) == T_RP || tType(sig(a + 1)) == T_COMMA || tType(sig(a + 1)) == T_LP))) {
+          (ta == T_WORD && !isDigit(at(txt, tStart(a))) &&
+            (tType(sig(a + 1)) == T_RP || tType(sig(a + 1)) == T_COMMA || tType(sig(a + 1)) == T_LP))) {
           let d = 0;
           let m = lp;
+          let commas = 0; // at the call's own depth
           for (; m < ntok; m++) {
             if (tType(m) == T_LP) d++;
             else if (tType(m) == T_RP) { d--; if (d == 0) break; }
+            else if (d == 1 && tType(m) == T_COMMA) commas++;
           }
+          // BENCHMARK(count, expression) takes two arguments: "Benchmark (2024) report" is prose
+          // (written with a space before the parenthesis, as prose writes it)
+          if (commas == 0 && !tGlued(lp) && wordIs(k, 'benchmark')) continue;
           // prose goes on after the parenthesis: "Benchmark(2024) results", "Sleep(8) and feel better"
           // (for the two names prose uses; not pg_sleep, load_file, xp_cmdshell)
           // (and prose before it: the value's start or a plain word, not "1 and sleep(5) x",
