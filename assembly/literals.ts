@@ -348,8 +348,7 @@ function verify(r: i32, k: i32, i: i32): bool {
     if (kind == K_SQL_CONDITIONAL && (load<u8>(w + wl - 1) == 40 ? ifAnchorsOverflow : caseAnchorsOverflow)) return false;
     // a word (or the last part of a dotted name): note it for the SQL judges; UNION also right
     // after a number ("1union select", "1e0union select": the number ends at the letter)
-    // (and right after MySQL's \N, NULL: "\Nunion select")
-    if ((isIdent(prev) && !(kind == K_SQL_UNION && (numberBefore(i) || (prev == 78 && i >= 2 && at(txt, i - 2) == 92)))) || !same(w, wl, i)) return false;
+    if ((isIdent(prev) && !(kind == K_SQL_UNION && numberBefore(i))) || !same(w, wl, i)) return false;
     // (a param that ends in '(' ends there: "if(1=1")
     if (i + wl < len && isIdent(at(txt, i + wl)) && load<u8>(w + wl - 1) != 40) return false;
     if (kind == K_SQL_CONDITIONAL) {
@@ -543,7 +542,7 @@ const M_WORD = 0;
 const M_SPACE = 8;
 const M_ENC = 16;
 const M_SET = 24; // P_SETS u64, one per punctuation set
-const M_DU = M_SET + 8 * P_SETS; // 'u' right after a digit or 'N': UNION may start there ("x=1union select", "x=\\Nunion select")
+const M_DU = M_SET + 8 * P_SETS; // 'u' right after a digit: UNION may start there ("x=1union select")
 const MASKS = memory.data(M_DU + 8);
 
 // What literalFront leaves for literalVerify: the folded units, and per 64-unit block the
@@ -616,7 +615,6 @@ export function literalFront(p: usize, n: i32, stopAtEscape: bool): u32 {
   const k7c = splat8(124);
   const k7f = splat8(0x7f);
   const k75 = splat8(117);
-  const k4e = splat8(78); // 'N' (MySQL's \N before a UNION)
   let hexAcc = k00; // lanes where "0x" ends
   let bPrev = k00; // the previous sixteen units (narrowed)
   let i = 0;
@@ -686,7 +684,7 @@ export function literalFront(p: usize, n: i32, stopAtEscape: bool): u32 {
       // ("x=1union select": a number ends at the letter; verify's numberBefore judges it)
       const pb8 = i8x16.shuffle(bPrev, b, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30);
       hexAcc = v128.or(hexAcc, v128.and(i8x16.eq(pb8, k30), i8x16.eq(fv, k78)));
-      store<u16>(m, <u16>i8x16.bitmask(v128.and(v128.or(i8x16.le_u(i8x16.sub(pb8, k30), k09), i8x16.eq(pb8, k4e)), i8x16.eq(fv, k75))), M_DU);
+      store<u16>(m, <u16>i8x16.bitmask(v128.and(i8x16.le_u(i8x16.sub(pb8, k30), k09), i8x16.eq(fv, k75))), M_DU);
       bPrev = b;
     }
     word = load<u64>(MASKS, M_WORD);
