@@ -162,8 +162,9 @@ function lexNumber(c: u32, s: i32, glued: bool): i32 {
   if (k < len && isAlpha(at(txt, k))) {
     let e = k;
     while (e < len && isWord(at(txt, e))) e++;
-    // (after a digit: "5EOR-5..." is a part number, not 5E OR -5)
-    if (isDigit(at(txt, k - 1)) && gluedOperatorWord(k, e)) {
+    // (after a digit: "5EOR-5..." is a part number, not 5E OR -5; after a '.': MySQL reads "1."
+    // as a number, "1.union select")
+    if ((isDigit(at(txt, k - 1)) || at(txt, k - 1) == 46) && gluedOperatorWord(k, e)) {
       push(T_NUM, 0, s, k, glued);
       if (textIs(k, e - k, 'union')) unionAfterNumber = true;
       return k;
@@ -230,6 +231,30 @@ function stringEnd(q: u32, k: i32): i32 {
   return k;
 }
 
+const DOLLAR_MAX = 256;
+
+/** The end (past the closing "$$") of a $$ string whose contents start at k, or 0: none within DOLLAR_MAX units. */
+function dollarEnd(k: i32): i32 {
+  const stop = k + DOLLAR_MAX < len ? k + DOLLAR_MAX : len;
+  for (let j = k; j + 1 < stop; j++) if (at(txt, j) == 36 && at(txt, j + 1) == 36) return j + 2;
+  return 0;
+}
+
+/**
+ * The end of the string quoted at q after the one-letter prefix c (x, b, n or e, any case), or 0:
+ * another letter, an unterminated string, or contents that are no hex digits after x, no bits
+ * after b ("X'mas" stays a word and a quote).
+ */
+function prefixedString(c: u32, q: i32): i32 {
+  const p = c | 32;
+  if (!(p == 120 || p == 98 || p == 110 || p == 101)) return 0;
+  const k = stringEnd(39, q + 1);
+  if (k >= len) return 0;
+  if (p == 120) { for (let j = q + 1; j < k; j++) if (!isHex(at(txt, j))) return 0; }
+  else if (p == 98) { for (let j = q + 1; j < k; j++) if (at(txt, j) != 48 && at(txt, j) != 49) return 0; }
+  return k + 1;
+}
+
 /** A -- or # comment at s, to the line's end; returns that end. */
 function lexLineComment(s: i32, glued: bool): i32 {
   // (a short comment by hand; then lineEnd: a line searched once, however many windows start
@@ -294,6 +319,12 @@ function lex(quote: u32, from: i32, maxTok: i32): void {
       case A_WORD: {
         // a word (letters first; '$' and digits may follow)
         const k = wordEnd(i);
+        // a string with a one-letter prefix: x'61' (hex), b'1' (bits), n'...' (national),
+        // e'...' (PostgreSQL escapes)
+        if (k == i + 1 && k < len && at(txt, k) == 39) {
+          const e = prefixedString(c, k);
+          if (e > 0) { push(T_STR, 39, s, e, glued); i = e; break; }
+        }
         push(T_WORD, 0, s, k, glued);
         i = k;
         break;
@@ -372,7 +403,26 @@ function lex(quote: u32, from: i32, maxTok: i32): void {
       case A_RP: { push(T_RP, 0, s, i + 1, glued); i++; break; }
       case A_COMMA: { push(T_COMMA, 0, s, i + 1, glued); i++; break; }
       case A_SEMI: { push(T_SEMI, 0, s, i + 1, glued); i++; break; }
-      default: i = lexOp(c, s, glued); // A_OP, and A_PLUS where '+' is not a space
+      default: {
+        // PostgreSQL's $$...$$ string (its end searched at most DOLLAR_MAX units on: past that,
+        // '$' is an operator-like unit as before)
+        if (c == 36 && i + 1 < len && at(txt, i + 1) == 36) {
+          const e = dollarEnd(i + 2);
+          if (e > 0) { push(T_STR, 36, s, e, glued); i = e; break; }
+        }
+        // MySQL's \N (NULL), before a non-word unit or a UNION glued to it ("\Nunion select")
+        if (c == 92 && i + 1 < len && at(txt, i + 1) == 78) {
+          const n = i + 2 < len ? at(txt, i + 2) : 32;
+          const we = isWord(n) ? wordEnd(i + 2) : i + 2;
+          if (we == i + 2 || textIs(i + 2, we - (i + 2), 'union')) {
+            push(T_NUM, 0, s, i + 2, glued);
+            if (we > i + 2) unionAfterNumber = true;
+            i += 2;
+            break;
+          }
+        }
+        i = lexOp(c, s, glued); // A_OP, and A_PLUS where '+' is not a space
+      }
     }
     glued = true;
   }
@@ -467,7 +517,7 @@ function isLiteralWord(k: i32): bool {
 
 @inline function isCmpWord(k: i32): bool {
   return wordIs(k, 'like') || wordIs(k, 'rlike') || wordIs(k, 'regexp') || wordIs(k, 'is') || wordIs(k, 'in') ||
-    wordIs(k, 'between') || wordIs(k, 'sounds');
+    wordIs(k, 'between') || wordIs(k, 'sounds') || wordIs(k, 'glob') || wordIs(k, 'ilike') || wordIs(k, 'similar');
 }
 
 @inline function isCmp(k: i32): bool {
@@ -512,6 +562,15 @@ function shortAppString(k: i32): bool {
   if (e - s > appStringMax) return false;
   for (let i = s; i < e; i++) if (isSpace(at(txt, i))) return false;
   return true;
+}
+
+/**
+ * The application's quote closes the unterminated string k as the end of an expression: not when
+ * it is glued to a number (15.6" or 17" in "...", read as WHERE a="15.6" or 17"": a number, then a
+ * string, is broken SQL; a size or a length in inches or feet, not an injection).
+ */
+function appStringEnds(k: i32): bool {
+  return shortAppString(k) && !(tGlued(k) && tType(k - 1) == T_NUM);
 }
 
 /**
@@ -600,7 +659,7 @@ function tailOk(k: i32): bool {
   if (k >= ntok) return true;
   const t = tType(k);
   if (t == T_COMMENT || t == T_RP || t == T_SEMI || t == T_OP || t == T_COMMA) return true;
-  if (t == T_USTR) return shortAppString(k);
+  if (t == T_USTR) return appStringEnds(k);
   if (t == T_STR) return true;
   if (t == T_WORD) return isSqlWord(k);
   return false;
@@ -611,7 +670,7 @@ function endTail(k: i32): bool {
   if (k >= ntok) return true;
   const t = tType(k);
   if (t == T_COMMENT || t == T_RP || t == T_SEMI) return true;
-  if (t == T_USTR) return shortAppString(k);
+  if (t == T_USTR) return appStringEnds(k);
   if (t == T_OP) return tSub(k) == O_OR || tSub(k) == O_AND || tSub(k) == O_ARITH || tSub(k) == O_BIT || tSub(k) == O_EQ;
   if (t == T_WORD) return wordIs(k, 'and') || wordIs(k, 'or') || wordIs(k, 'xor') || wordIs(k, 'limit') || wordIs(k, 'order') || wordIs(k, 'union');
   return false;
@@ -635,12 +694,21 @@ function chain(k: i32, allowWord: bool): bool {
   return true;
 }
 
+// The comparison cmpRight reads has a left side that is no bare word (boolExpr sets it: a breakout
+// right before IS compares the application's own string, "'is'best'").
+let isLiteralLeft = false;
+
 /** Right side of a comparison at cmp token c; sets exprEnd. Word forms have their own grammar. */
 function cmpRight(c: i32): bool {
   let m = sig(c + 1);
   if (wordIs(c, 'is')) {
     if (wordIs(m, 'not')) m = sig(m + 1);
     if (isLiteralWord(m)) { exprEnd = m + 1; return true; }
+    // IS [NOT] DISTINCT FROM x (PostgreSQL, SQLite); SQLite's IS with any operand, after a left
+    // side that is no bare word ("' or 1 is 1"; not "or he is 5")
+    if (wordIs(m, 'distinct') && wordIs(sig(m + 1), 'from')) return chain(sig(m + 1) + 1, false);
+    const t = tType(m);
+    if (isLiteralLeft && (t == T_NUM || t == T_STR || (t == T_USTR && shortAppString(m)))) { exprEnd = m + 1; return true; }
     return false;
   }
   if (wordIs(c, 'in')) {
@@ -656,6 +724,7 @@ function cmpRight(c: i32): bool {
     return chain(a + 1, false);
   }
   if (wordIs(c, 'sounds')) { if (!wordIs(m, 'like')) return false; m = sig(m + 1); }
+  if (wordIs(c, 'similar')) { if (!wordIs(m, 'to')) return false; m = sig(m + 1); }
   if (tType(c) == T_WORD) {
     // like, rlike, regexp: a pattern string, number, variable or call
     const t = tType(m);
@@ -682,14 +751,41 @@ function boolExpr(k: i32, strong: bool): bool {
     // quote closes may be longer: "' or name!='x")
     const column = wordOnly && exprEnd == first + 1 && (tType(nx) == T_OP ? tSub(nx) == O_EQ || tSub(nx) == O_CMP : wordIs(nx, 'like') && likePattern(sig(nx + 1)));
     appStringMax = column ? APP_STRING_COMPARED : APP_STRING_SHORT;
+    isLiteralLeft = !wordOnly;
     const right = cmpRight(nx);
+    isLiteralLeft = false;
     appStringMax = APP_STRING_SHORT;
     if (!right) return false;
     return tailOk(sig(exprEnd));
   }
   if (wordOnly) return false; // "and true love", "or maybe": a bare word is prose
   const t = sig(exprEnd);
+  // (a bare operand, then AND or OR and another bare one: a list, "1 and 2 and 3", "'or' and
+  // 'and' are operators"; "' or 1 and 1=1", "' or 1 and sleep(5)" go on with SQL)
+  if (boolWord(t) && !boolGoesOn(t)) return false;
   return tailOk(t) && (strong || t >= ntok || tType(t) != T_WORD);
+}
+
+/** Token k is AND, OR, XOR, && or ||. */
+function boolWord(k: i32): bool {
+  const t = tType(k);
+  if (t == T_OP) return tSub(k) == O_OR || tSub(k) == O_AND;
+  return wordIs(k, 'and') || wordIs(k, 'or') || wordIs(k, 'xor');
+}
+
+/**
+ * After the boolean operator at k, no list: not another bare operand (an operand no comparison
+ * follows, not a call, a group or TRUE/FALSE/NULL), nor a string the application's quote cannot
+ * close (prose: "'or' and 'and' are operators"). Keeps exprEnd.
+ */
+function boolGoesOn(k: i32): bool {
+  const n = unaryEnd(k + 1);
+  if (tType(n) == T_USTR) return shortAppString(n);
+  if (isCall(n) || tType(n) == T_LP || isLiteralWord(n)) return true;
+  const save = exprEnd;
+  const list = chain(n, true) && !isCmp(sig(exprEnd));
+  exprEnd = save;
+  return !list;
 }
 
 /** Token k has a shape isBool may accept: a word, || or &&. */
@@ -798,7 +894,10 @@ function judgeUnion(from: i32, strict: bool): void {
         let m = sig(k + 1);
         if (wordIs(m, 'all') || wordIs(m, 'distinct')) m = sig(m + 1);
         while (tType(m) == T_LP) m = sig(m + 1);
-        if (!wordIs(m, 'select')) continue;
+        if (!wordIs(m, 'select')) {
+          if (unionOther(m, strict, m != sig(k + 1))) { hitTok(r, k, m + 1); if (!stripMode) return; k = m; }
+          continue;
+        }
         if (selectBody(m, strict) || (stripMode && (unionLinkAt(sig(m + 1), r) || followsRemovedLink(k)))) {
           hitTok(r, k, m + 1);
           if (!stripMode) return;
@@ -809,6 +908,33 @@ function judgeUnion(from: i32, strict: bool): void {
     }
     r = nextRule(r);
   }
+}
+
+/**
+ * At m after UNION, the other query forms: TABLE name, then the end, a comment, ')' or ';'
+ * ("' union table users--", "' union (table users)--"; strict, outside a breakout: a comment or
+ * ';', and TABLE right after UNION (afterOthers: not): "europe union (table tennis)--" is prose);
+ * VALUES (literal, ...)
+ * ("' union values (1,'x')--"; not "the union values (fairness, ...)").
+ */
+function unionOther(m: i32, strict: bool, afterOthers: bool): bool {
+  const n = sig(m + 1);
+  if (wordIs(m, 'table')) {
+    if (!(tType(n) == T_WORD || tType(n) == T_BTICK) || isSqlWord(n)) return false;
+    const e = n + 1;
+    const t = tType(e);
+    if (strict) return !afterOthers && (t == T_COMMENT || t == T_SEMI);
+    return e >= ntok || t == T_COMMENT || t == T_RP || t == T_SEMI;
+  }
+  if (wordIs(m, 'values')) {
+    if (tType(n) != T_LP) return false;
+    const v = sig(n + 1);
+    const t = tType(v);
+    if (!(t == T_NUM || t == T_STR || t == T_VAR || isLiteralWord(v))) return false;
+    const a = sig(v + 1);
+    return tType(a) == T_COMMA || tType(a) == T_RP;
+  }
+  return false;
 }
 
 // Sanitizing: where the SELECT of the last UNION SELECT removed ends (text offset), -1 none.
@@ -922,16 +1048,23 @@ function judgeCalls(): void {
         // unless SQL comes before it (an operator, a keyword, a comma, a parenthesis)
         if (!tGlued(lp) && (k == 0 || (tType(k - 1) == T_WORD && !isSqlWord(k - 1)))) continue;
         // the argument must look like SQL, not prose: number, string, (, select, variable, word then ) or ,
+        // (a word that starts with a digit is a quantity, no SQL: "Sleep (8h) tracker")
         const a = sig(lp + 1);
         const ta = tType(a);
         if (ta == T_NUM || ta == T_STR || ta == T_LP || ta == T_VAR || ta == T_RP || ta == T_USTR || wordIs(a, 'select') ||
-          (ta == T_WORD && (tType(sig(a + 1)) == T_RP || tType(sig(a + 1)) == T_COMMA || tType(sig(a + 1)) == T_LP))) {
+          (ta == T_WORD && !isDigit(at(txt, tStart(a))) &&
+            (tType(sig(a + 1)) == T_RP || tType(sig(a + 1)) == T_COMMA || tType(sig(a + 1)) == T_LP))) {
           let d = 0;
           let m = lp;
+          let commas = 0; // at the call's own depth
           for (; m < ntok; m++) {
             if (tType(m) == T_LP) d++;
             else if (tType(m) == T_RP) { d--; if (d == 0) break; }
+            else if (d == 1 && tType(m) == T_COMMA) commas++;
           }
+          // BENCHMARK(count, expression) takes two arguments: "Benchmark (2024) report" is prose
+          // (written with a space before the parenthesis, as prose writes it)
+          if (commas == 0 && !tGlued(lp) && wordIs(k, 'benchmark')) continue;
           // prose goes on after the parenthesis: "Benchmark(2024) results", "Sleep(8) and feel better"
           // (for the two names prose uses; not pg_sleep, load_file, xp_cmdshell)
           // (and prose before it: the value's start or a plain word, not "1 and sleep(5) x",
@@ -1096,6 +1229,11 @@ function statementAfterBreakout(c: i32): bool {
   return false;
 }
 
+// judgeBreakout after a longer number expression at the value's start (numericLead): a boolean
+// operand is not read again past its opening parentheses (') OR ('1'='1 is a string's case; "(2)
+// and (3) are the steps" is a list), and a block comment glued to it is no finding ("(5)/**/")
+let afterLead = false;
+
 /**
  * After a breakout at token c0 (the value left a string or a number): tautologies,
  * comparisons, arithmetic, clauses, statements, comments. quoteCtx: the value left a string.
@@ -1121,7 +1259,7 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
     }
   }
   // a number glued to a block comment: 1/*'*/  1/**/
-  if (!quoteCtx && strongCtx && tType(c0) == T_COMMENT && tGlued(c0) && tSub(c0) >= 2) {
+  if (!quoteCtx && strongCtx && !afterLead && tType(c0) == T_COMMENT && tGlued(c0) && tSub(c0) >= 2) {
     const rc = firstOn(K_SQL_COMMENT);
     if (rc >= 0) hitTok(rc, c0, c0 + 1);
   }
@@ -1145,7 +1283,7 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
         tries++;
         const m = sig(b + 1);
         let ok = boolExpr(m, strongCtx);
-        if (!ok) {
+        if (!ok && !afterLead) {
           let m2 = m;
           while (tType(m2) == T_LP) m2 = sig(m2 + 1);
           if (m2 != m) ok = boolExpr(m2, strongCtx);
@@ -1159,7 +1297,9 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
   if (rb >= 0 && strongCtx) {
     const t = tType(c);
     // comparison / arithmetic / concatenation: ' = '  '+(select 1)+'  '-sleep(5)-'  1-sleep(5)
-    if (isCmp(c) || (t == T_OP && (tSub(c) == O_ARITH || tSub(c) == O_BIT || tSub(c) == O_OR))) {
+    // (DIV and MOD are arithmetic: "' div 1#")
+    const arithWord = wordIs(c, 'div') || wordIs(c, 'mod');
+    if (isCmp(c) || arithWord || (t == T_OP && (tSub(c) == O_ARITH || tSub(c) == O_BIT || tSub(c) == O_OR))) {
       let m = sig(c + 1);
       if (wordIs(c, 'is') && wordIs(m, 'not')) m = sig(m + 1);
       if (strongOperand(m)) { operand(m, false); hitTok(rb, c, exprEnd); return; }
@@ -1217,6 +1357,31 @@ function havingClause(k: i32): bool {
 
 function endTailOrWord(k: i32): bool {
   return endTail(k) || tType(k) == T_COMMA || isSqlWord(k) || wordIs(k, 'asc') || wordIs(k, 'desc');
+}
+
+/**
+ * The value-start window opens with numbers, parentheses and arithmetic ("(1)", "0+1", "(2*3)"):
+ * the token after the longest such stretch that ends on a number or a ')' with its parentheses
+ * balanced, or -1. Reads at most 32 tokens.
+ */
+function numericLead(): i32 {
+  let d = 0;
+  let nums = 0;
+  let last: u8 = 0;
+  let end = -1;
+  for (let k = 0; k < ntok && k < 32; k++) {
+    const t = tType(k);
+    if (t == T_NUM || t == T_LP) {
+      if (last == T_NUM || last == T_RP) break;
+      if (t == T_NUM) nums++; else d++;
+    } else if (t == T_RP) {
+      if (d == 0) break;
+      d--;
+    } else if (!(t == T_OP && tSub(k) == O_ARITH)) break;
+    last = t;
+    if (d == 0 && nums > 0 && (t == T_NUM || t == T_RP)) end = k + 1;
+  }
+  return end;
 }
 
 /** Judges that hold in any context: UNION SELECT, stacked statements, calls, phrases, comments, constant comparisons. */
@@ -1834,6 +1999,13 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
     if (tType(k) == T_NUM) judgeBreakout(k + 1, true, false);
     else if (tType(k) == T_RP || tType(k) == T_SEMI) judgeBreakout(k, true, false);
     else judgeBreakout(0, false, false); // implied left operand: "OR 1=1", "AND true", "|| pg_sleep(5)"
+    // a longer number expression first: "(1) and 1=2", "0+1 and 1=2", "(1) order by 2--"
+    const lead = numericLead();
+    if (lead > k + 1) {
+      afterLead = true;
+      judgeBreakout(lead, true, false);
+      afterLead = false;
+    }
     covered = lexEnd >= len ? len : (ntok > 4 ? tStart(ntok - 4) : lexEnd);
   }
   // quote contexts: the text after the first quote of each kind
