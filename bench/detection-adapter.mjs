@@ -3,7 +3,9 @@
 // Findings of the decode/limits vectors say "this value is hostile" but name no attack class;
 // they count as a detection under the name 'encoding'. ldap is not claimed: shield escapes LDAP
 // input (sanitizeLdap) but has no LDAP-injection detector in scan.
-import { scan } from '@shield/node';
+// (this checkout's build, what '@shield/node' exports: a git worktree sharing another checkout's
+// node_modules would resolve the package name to that checkout)
+import { scan } from '../dist/middleware/index.js';
 
 export const name = 'shield';
 export const supports = ['xss', 'sqli', 'path', 'ssti', 'xxe', 'cmdi', 'ssrf', 'nosql'];
