@@ -686,6 +686,7 @@ function scanBreakouts(): void {
 }
 
 let jsBreakoutFilter: usize = 0; // kindWordFilter(K_JS_BREAKOUT), set by scanXss
+let attrBreakoutFilter: usize = 0; // kindWordFilter(K_ATTR_BREAKOUT), set by scanXss
 
 function breakoutFrom(i: i32, rAttr: i32, rJs: bool): void {
   let j = i + 1;
@@ -696,8 +697,9 @@ function breakoutFrom(i: i32, rAttr: i32, rJs: bool): void {
       while (k < len && isAlpha(at(txt, k))) k++;
       const ne = k;
       while (k < len && sp(at(txt, k))) k++;
-      if (k < len && at(txt, k) == 61 && ne - j >= 4) {
-        const r = ruleWithWord(K_ATTR_BREAKOUT, txt, j, 2);
+      // the whole name must be a listed event handler: '"ok" online=true' names no event
+      if (k < len && at(txt, k) == 61 && filterMayHave(attrBreakoutFilter, txt, j, ne - j)) {
+        const r = ruleWithWord(K_ATTR_BREAKOUT, txt, j, ne - j);
         if (r >= 0) hit(r, i, k + 1);
       }
     }
@@ -883,6 +885,7 @@ export function scanXss(p: usize, n: i32, mask: u32): void {
   // (set before any judge that reads them, whichever passes run)
   attrNameFilter = kindWordFilter(K_HTML_ATTR_NAME);
   jsBreakoutFilter = kindWordFilter(K_JS_BREAKOUT);
+  attrBreakoutFilter = kindWordFilter(K_ATTR_BREAKOUT);
   lastTagS = -1;
   closeCacheScript = -2;
   closeFromScript = 0;
