@@ -676,11 +676,11 @@ function scanBreakouts(): void {
   // can follow (the common case in text: "don't", "it's", {"a":...)
   if (isAlnum(q) && (q | 32) != 111) return;
   // neither white space, '/' nor "on" after the quote: only an operator directly, then one of
-  // what the operator run, an identifier or a gap starts with ('{"a":{' ends here)
+  // what the operator run, an identifier (or its escape), an array or a gap starts with ('{"a":{' ends here)
   if (!(sp(q) || q == 47 || (q | 32) == 111)) {
     if (!jsOperator(q)) return;
     const c = i + 2 < len ? at(txt, i + 2) : 0;
-    if (!(isAlnum(c) || c == 95 || c == 36 || c == q || sp(c) || c == 40 || c == 126 || c == 33 || c == 47)) return;
+    if (!(isAlnum(c) || c == 95 || c == 36 || c == q || sp(c) || c == 40 || c == 126 || c == 33 || c == 47 || c == 91 || c == 92)) return;
   }
   breakoutFrom(i, rAttr, rJs);
 }
@@ -704,34 +704,188 @@ function breakoutFrom(i: i32, rAttr: i32, rJs: bool): void {
       }
     }
   }
-  if (rJs) {
-    // quote, spaces, an operator, spaces, optional '(' , then a sink identifier called or used
-    // ('+' is an operator here even in a form-encoded value: '+eval(...)+')
-    j = i + 1;
-    while (j < len && isSpace(at(txt, j))) j++;
-    if (j >= len) return;
-    const op = at(txt, j);
-    if (!jsOperator(op)) return;
+  if (rJs) breakoutJs(i);
+}
+
+// The identifier jsIdent read: it ends at idE; its name has idLen units, and when it held an
+// escape ("\u0061lert" is "alert" to JavaScript) the decoded name is in idBuf (first 32 units).
+const idBuf = memory.data(64);
+let idE = 0;
+let idLen = 0;
+let idEscaped = false;
+
+/** A JavaScript identifier escape at j ("\u0061", "\u{61}"): its value in escVal, its length in escLen. */
+function identEscapeAt(j: i32): bool {
+  if (j + 2 >= len || at(txt, j) != 92 || (at(txt, j + 1) | 32) != 117) return false;
+  if (at(txt, j + 2) != 123) return jsEscapeAt(j, len) && escLen == 6;
+  // \u{...}: one to six hex digits
+  let k = j + 3;
+  let v: u32 = 0;
+  while (k < len && k < j + 9 && isHexC(at(txt, k))) { v = (v << 4) | hexV(at(txt, k)); k++; }
+  if (k == j + 3 || k >= len || at(txt, k) != 125) return false;
+  escVal = v;
+  escLen = k + 1 - j;
+  return true;
+}
+
+/** Reads the identifier at j: word characters and escapes of them. False when none starts there. */
+function jsIdent(j: i32): bool {
+  idLen = 0;
+  idEscaped = false;
+  while (j < len) {
+    let c = at(txt, j);
+    let w = 1;
+    if (c == 92) {
+      if (!identEscapeAt(j)) break;
+      c = escVal;
+      w = escLen;
+      idEscaped = true;
+    }
+    if (!(isAlnum(c) || c == 95 || c == 36)) break;
+    if (idLen < 32) store<u16>(idBuf + (<usize>idLen << 1), <u16>c);
+    idLen++;
+    j += w;
+  }
+  idE = j;
+  return idLen > 0;
+}
+
+/** The listed sink (rule) the identifier at [s, idE) names, or -1. */
+function sinkRule(s: i32): i32 {
+  if (idEscaped) {
+    if (idLen > 32 || !filterMayHave(jsBreakoutFilter, idBuf, 0, idLen)) return -1;
+    return ruleWithWord(K_JS_BREAKOUT, idBuf, 0, idLen);
+  }
+  if (!filterMayHave(jsBreakoutFilter, txt, s, idLen)) return -1;
+  return ruleWithWord(K_JS_BREAKOUT, txt, s, idLen);
+}
+
+/** The identifier at s, read by jsIdent, is "new" (an escape in it is rare enough to ignore). */
+@inline function isNewWord(s: i32): bool {
+  return idLen == 3 && !idEscaped && lower(at(txt, s)) == 110 && lower(at(txt, s + 1)) == 101 && lower(at(txt, s + 2)) == 119;
+}
+
+/** A member's name starts at k (after a '.'): "document.cookie", not "$.50". */
+@inline function memberAt(k: i32): bool {
+  if (k >= len) return false;
+  const c = at(txt, k);
+  return (c | 32) - 97 < 26 || c == 95 || c == 36 || c == 92;
+}
+
+/** [s, e) holds an ASCII letter (or an escape, which spells one). */
+function hasLetter(s: i32, e: i32): bool {
+  for (let k = s; k < e; k++) if ((at(txt, k) | 32) - 97 < 26 || at(txt, k) == 92) return true;
+  return false;
+}
+
+/** [s, e) holds an ASCII capital letter. */
+function hasCapital(s: i32, e: i32): bool {
+  for (let k = s; k < e; k++) if (at(txt, k) - 65 < 26) return true;
+  return false;
+}
+
+/** White space from k on: the first other unit's index. */
+@inline function pastSpace(k: i32): i32 {
+  while (k < len && isSpace(at(txt, k))) k++;
+  return k;
+}
+
+/**
+ * A quote, spaces, an operator, then the JavaScript that follows: read up to the next quote,
+ * where that quote's own look starts, or a line break (every unit is read by one look; a gap of comments after
+ * a sink excepted, as bounded by skipGap). Where code, not prose, uses a listed sink:
+ * - after punctuation other than '.', directly followed by ( ` . [ or =, or by '(' after a gap:
+ *   "';alert(1)//", "';d=document.cookie", "';onload=alert//", "';\u0061lert(1)//";
+ * - as a value in brackets that is then called, or handed to a call: "'-(alert)(1)-'",
+ *   "(0,alert)(1)", "';[1].find(alert)//", "Reflect.apply(alert,0,[1])";
+ * - "new" and a name with a capital, then ( ) or `: "(new Image).src=", "new WebSocket('wss:...')".
+ * Words after a space are prose ("'hi', then open the door"), and so are members ("x.open(").
+ * ('+' is an operator here even in a form-encoded value: '+eval(...)+'.)
+ */
+function breakoutJs(i: i32): void {
+  let j = i + 1;
+  while (j < len && isSpace(at(txt, j))) j++;
+  if (j >= len) return;
+  const op = at(txt, j);
+  if (!jsOperator(op)) return;
+  let prevAt = j; // the last unit that was not white space
+  j++;
+  let broken = false; // a line break in the operator run: only the first word is judged
+  let firstWord = true;
+  while (j < len && (at(txt, j) == op || sp(at(txt, j)) || at(txt, j) == 40 || at(txt, j) == 126 || at(txt, j) == 33)) {
+    const c = at(txt, j);
+    if (c == 10 || c == 13) broken = true;
+    else if (!isSpace(c)) prevAt = j;
     j++;
-    while (j < len && (at(txt, j) == op || sp(at(txt, j)) || at(txt, j) == 40 || at(txt, j) == 126 || at(txt, j) == 33)) j++;
-    const ws = j;
-    while (j < len && (isAlnum(at(txt, j)) || at(txt, j) == 95 || at(txt, j) == 36)) j++;
-    if (j == ws || j >= len) return;
-    const we = j;
-    // the word first: only a listed sink not yet reported is worth reading the gap after it
+  }
+  while (j < len) {
+    const c = at(txt, j);
+    if (c == 34 || c == 39 || c == 96) return;
+    if (isSpace(c)) {
+      // a payload keeps to one line; code across lines is a program's text ("')\n  x = self.y")
+      if (c == 10 || c == 13) return;
+      j++;
+      continue;
+    }
+    if (!(isAlnum(c) || c == 95 || c == 36 || c == 92) || !jsIdent(j)) { prevAt = j; j++; continue; }
+    const s = j;
+    const e = idE;
+    j = e;
+    // past the first word, a run that broke the line is a program's text ("')\n  x = self.y")
+    if (broken && !firstWord) return;
+    firstWord = false;
+    const pAt = prevAt;
+    const pc = at(txt, pAt);
+    prevAt = e - 1;
+    // a word after a word (prose; any non-ASCII unit is a letter here) or a member ("x.open(")
+    // is no global sink
+    if (isAlnum(pc) || pc == 95 || pc == 36 || pc == 46 || pc >= 0x80) continue;
+    // the word first: only a listed sink not yet reported is worth reading what follows it
     // (most words have a length, first and last letter no sink has: "'=1'=1...")
-    if (!filterMayHave(jsBreakoutFilter, txt, ws, we - ws)) return;
-    const r = ruleWithWord(K_JS_BREAKOUT, txt, ws, we - ws);
-    if (r < 0 || fired(r)) return;
-    j = skipGap(j);
+    const r = sinkRule(s);
+    if (r < 0) continue;
+    if (fired(r)) return;
+    // a sink without a letter ("$", jQuery) counts only before a member ("$.getScript("): "$(" is
+    // a shell's command substitution far more often
+    if (!hasLetter(s, e)) {
+      if (e < len && at(txt, e) == 46 && memberAt(e + 1)) { hit(r, i, e + 1); return; }
+      continue;
+    }
+    let k = skipGap(e);
     if (gapCapped) {
       // a gap too long to read to its end: judged as if the call's '(' followed it
-      hit(r, i, j);
+      hit(r, i, k);
       return;
     }
-    if (j >= len) return;
-    const nx = at(txt, j);
-    if ((j == we && (nx == 40 || nx == 96 || nx == 46 || nx == 91 || nx == 61)) || (j > we && nx == 40)) hit(r, i, j + 1);
+    if (k >= len) return;
+    const nx = at(txt, k);
+    if ((k == e && (nx == 40 || nx == 96 || nx == 91 || nx == 61 || (nx == 46 && memberAt(k + 1)))) || (k > e && nx == 40)) {
+      hit(r, i, k + 1);
+      return;
+    }
+    if (isNewWord(s) && isAlpha(nx) && jsIdent(k)) {
+      // "new Image)", "new WebSocket(", "new Function`...`": a constructor's name, written with
+      // a capital as constructors are, right before ( ) or ` ("'ok'; new Ideas (beta)" and "'hi',
+      // new member(s)" are prose)
+      const m = idE;
+      if (m < len && (at(txt, m) == 40 || at(txt, m) == 41 || at(txt, m) == 96) && hasCapital(k, m)) { hit(r, i, m + 1); return; }
+      continue;
+    }
+    if (pc == 40 || pc == 44) {
+      const m = pastSpace(e);
+      if (m >= len) return;
+      const d = at(txt, m);
+      // "(alert)(1)", "(0,alert)`1`": the bracketed value is called
+      if (d == 41) {
+        const m2 = pastSpace(m + 1);
+        if (m2 < len && (at(txt, m2) == 40 || at(txt, m2) == 96)) { hit(r, i, m2 + 1); return; }
+      }
+      // "find(alert)", "apply(alert,0,[1])": handed to a call (the '(' follows a name or a bracket)
+      if (pc == 40 && (d == 41 || d == 44) && pAt > i + 1) {
+        const b = at(txt, pAt - 1);
+        if (isAlnum(b) || b == 95 || b == 36 || b == 41 || b == 93) { hit(r, i, m + 1); return; }
+      }
+    }
   }
 }
 
