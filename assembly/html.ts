@@ -4,7 +4,7 @@
 // never raw substrings of the whole value. Linear: every construct is consumed once, and the
 // one rescan (of a construct left open at the end of input) happens at most once per value.
 
-import { at, lower, lowerLiteralIs, isAlpha, isAlnum, isSpace, find1, find4, findP, countOf, punctValid, punctWord, P_LT, P_QUOTE, P_COLON } from './text';
+import { at, lower, lowerLiteralIs, isAlpha, isAlnum, isSpace, find1, find4, findP, countOf, punctValid, punctWord, P_LT, P_QUOTE, P_COLON, P_SQL } from './text';
 import {
   K_HTML_TAG, K_HTML_EVENT_ATTR, K_HTML_ATTR_NAME, K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR,
   K_ATTR_BREAKOUT, K_JS_BREAKOUT, firstRule, nextRule, ruleEnabled, paramCount,
@@ -12,7 +12,7 @@ import {
 } from './rules';
 import { emit, fired } from './findings';
 import { stripMode, addSpan } from './spans';
-import { C_LT, C_COLON, C_SQ, C_DQ, C_BQ, plusIsSpaceIn } from './classes';
+import { C_LT, C_COLON, C_SQ, C_DQ, C_BQ, C_EQ, C_LP, plusIsSpaceIn } from './classes';
 
 // Scratch for a URL scheme with ignored characters removed (at most 32 units).
 const schemeBuf = memory.data(64);
@@ -729,7 +729,24 @@ function identEscapeAt(j: i32): bool {
 }
 
 /** Reads the identifier at j: word characters and escapes of them. False when none starts there. */
-function jsIdent(j: i32): bool {
+@inline function jsIdent(j: i32): bool {
+  // the common case first: word characters only
+  const s = j;
+  while (j < len && isWordUnit(at(txt, j))) j++;
+  if (j < len && at(txt, j) == 92) return jsIdentEscaped(s);
+  idE = j;
+  idLen = j - s;
+  idEscaped = false;
+  return j > s;
+}
+
+/** A word character: ASCII letter, digit, '_' or '$'. */
+@inline function isWordUnit(c: u32): bool {
+  return isAlnum(c) || c == 95 || c == 36;
+}
+
+/** jsIdent where an escape may follow: the name is decoded into idBuf. */
+function jsIdentEscaped(j: i32): bool {
   idLen = 0;
   idEscaped = false;
   while (j < len) {
@@ -751,7 +768,7 @@ function jsIdent(j: i32): bool {
 }
 
 /** The listed sink (rule) the identifier at [s, idE) names, or -1. */
-function sinkRule(s: i32): i32 {
+@inline function sinkRule(s: i32): i32 {
   if (idEscaped) {
     if (idLen > 32 || !filterMayHave(jsBreakoutFilter, idBuf, 0, idLen)) return -1;
     return ruleWithWord(K_JS_BREAKOUT, idBuf, 0, idLen);
@@ -812,16 +829,32 @@ function breakoutJs(i: i32): void {
   j++;
   let broken = false; // a line break in the operator run: only the first word is judged
   let firstWord = true;
-  while (j < len && (at(txt, j) == op || sp(at(txt, j)) || at(txt, j) == 40 || at(txt, j) == 126 || at(txt, j) == 33)) {
+  while (j < len) {
     const c = at(txt, j);
-    if (c == 10 || c == 13) broken = true;
-    else if (!isSpace(c)) prevAt = j;
+    if (c == op || c == 40 || c == 126 || c == 33) prevAt = j;
+    else if (sp(c)) { if (c == 10 || c == 13) broken = true; }
+    else break;
     j++;
+  }
+  // the common case at a cost of its own: one word that names no sink, then the next quote or
+  // the end ("'=1'=1...", "'+x'+x...")
+  if (j < len && isWordUnit(at(txt, j))) {
+    let k = j + 1;
+    while (k < len && isWordUnit(at(txt, k))) k++;
+    if ((k >= len || at(txt, k) != 92) && !filterMayHave(jsBreakoutFilter, txt, j, k - j)) {
+      // no sink: the walk goes on after it (only when the operator run kept to one line)
+      if (broken || k >= len) return;
+      const c = at(txt, k);
+      if (c == 34 || c == 39 || c == 96) return;
+      firstWord = false;
+      prevAt = k - 1;
+      j = k;
+    }
   }
   while (j < len) {
     const c = at(txt, j);
     if (c == 34 || c == 39 || c == 96) return;
-    if (isSpace(c)) {
+    if (c <= 32 && isSpace(c)) {
       // a payload keeps to one line; code across lines is a program's text ("')\n  x = self.y")
       if (c == 10 || c == 13) return;
       j++;
@@ -1029,6 +1062,93 @@ function schemeBefore(i: i32, minScheme: i32): bool {
 /** Classes without which scanXss finds nothing when detecting (tags, bare schemes, quote breakouts). */
 export const XSS_CLASSES = C_LT | C_COLON | C_SQ | C_DQ | C_BQ;
 
+/**
+ * scanXss has something to look at: one of XSS_CLASSES, or an '=' with a '(' or '`' (an event
+ * handler whose value is a call or a template, with no quote or '<' in the value:
+ * "x onmouseover=(alert)(1)").
+ */
+@inline export function xssWanted(mask: u32): bool {
+  return (mask & XSS_CLASSES) != 0 || ((mask & C_EQ) != 0 && (mask & (C_LP | C_BQ)) != 0);
+}
+
+/**
+ * An event handler with a script value where a tag's attribute list may go on, and no quote
+ * right before its name: "x onmouseover=(alert)(1)" lands in <input value=x onmouseover=...>,
+ * and '" autofocus onfocus=(alert)(1) x="' closes a quoted value and puts another attribute
+ * first. Anchored on each '=': back over white space and a name of letters (at most 48), which
+ * must follow white space or '/' and be a listed event handler (the attr-breakout params); the
+ * value right after the '=' (a quote may open it) must hold '(', '`' or '=' before white space,
+ * '>', '<' or a quote ends it: a call, a template or an assignment ("Set onclick = handler in
+ * your code" and "onload = (see the docs)" are prose). Each unit is read back from one '=' at most (a name and the white space before an '='
+ * hold no other '='), and forward once more as a value.
+ */
+function scanHandlerAttrs(): void {
+  if (punctValid(txt, len)) {
+    // every ';', '=' and '*', in order, from the literal pass's bitmap: one load per 64 units
+    const blocks = (len + 63) >> 6;
+    for (let blk = 0; blk < blocks; blk++) {
+      let w = punctWord(blk, P_SQL);
+      while (w != 0) {
+        const q = (blk << 6) + <i32>ctz(w);
+        w &= w - 1;
+        if (at(txt, q) == 61 && handlerMayEndAt(q) && handlerAt(q)) return;
+      }
+    }
+    return;
+  }
+  let q = find1(txt, 0, len, 61);
+  while (q < len) {
+    if (handlerMayEndAt(q) && handlerAt(q)) return;
+    q = find1(txt, q + 1, len, 61);
+  }
+}
+
+/** The quick "no" before handlerAt: a handler's name (four letters at least) or white space ends right before the '=' at q. */
+@inline function handlerMayEndAt(q: i32): bool {
+  if (q < 5) return false;
+  const c = at(txt, q - 1);
+  return sp(c) || (isAlpha(c) && isAlpha(at(txt, q - 2)) && isAlpha(at(txt, q - 3)) && isAlpha(at(txt, q - 4)));
+}
+
+/** Some html-event-attr rule has reported this value. */
+function handlerReported(): bool {
+  let r = firstRule(K_HTML_EVENT_ATTR);
+  while (r >= 0) {
+    if (fired(r)) return true;
+    r = nextRule(r);
+  }
+  return false;
+}
+
+/** The '=' at q ends a listed handler's name with a script value: reported (true: the rule is done). */
+function handlerAt(q: i32): bool {
+  let e = q;
+  while (e > 0 && sp(at(txt, e - 1))) e--;
+  let s = e;
+  while (s > 0 && e - s < 48 && isAlpha(at(txt, s - 1))) s--;
+  if (e - s < 4 || s == 0) return false;
+  const b = at(txt, s - 1);
+  if (!(sp(b) || b == 47)) return false;
+  if (lower(at(txt, s)) != 111 || lower(at(txt, s + 1)) != 110) return false;
+  if (!filterMayHave(attrBreakoutFilter, txt, s, e - s)) return false;
+  const r = ruleWithWord(K_ATTR_BREAKOUT, txt, s, e - s);
+  if (r < 0) return false;
+  if (fired(r)) return true;
+  // the value right after the '=' ("onload = (see the docs)" is prose)
+  let k = q + 1;
+  if (k < len && (at(txt, k) == 34 || at(txt, k) == 39)) k++;
+  while (k < len) {
+    const c = at(txt, k);
+    if (c == 40 || c == 96 || c == 61) {
+      hit(r, s, k + 1);
+      return true;
+    }
+    if (sp(c) || c == 62 || c == 60 || c == 34 || c == 39) return false;
+    k++;
+  }
+  return false;
+}
+
 /** Runs every XSS rule over text[0, n). In strip mode adds removal spans instead of findings. */
 export function scanXss(p: usize, n: i32, mask: u32): void {
   txt = p;
@@ -1062,6 +1182,8 @@ export function scanXss(p: usize, n: i32, mask: u32): void {
   }
   if ((mask & C_COLON) != 0) scanBareSchemes();
   if (!stripMode && (mask & (C_SQ | C_DQ | C_BQ)) != 0) scanBreakouts();
+  // (a handler the tag pass reported inside a tag is not reported twice)
+  if (!stripMode && (mask & C_EQ) != 0 && kindActive(K_ATTR_BREAKOUT) && !handlerReported()) scanHandlerAttrs();
   // js-call rules are literals: literals.ts
 }
 
