@@ -789,12 +789,6 @@ function jsIdentEscaped(j: i32): bool {
   return (c | 32) - 97 < 26 || c == 95 || c == 36 || c == 92;
 }
 
-/** [s, e) holds an ASCII letter (or an escape, which spells one). */
-function hasLetter(s: i32, e: i32): bool {
-  for (let k = s; k < e; k++) if ((at(txt, k) | 32) - 97 < 26 || at(txt, k) == 92) return true;
-  return false;
-}
-
 /** [s, e) holds an ASCII capital letter. */
 function hasCapital(s: i32, e: i32): bool {
   for (let k = s; k < e; k++) if (at(txt, k) - 65 < 26) return true;
@@ -825,17 +819,17 @@ function breakoutJs(i: i32): void {
   if (j >= len) return;
   const op = at(txt, j);
   if (!jsOperator(op)) return;
-  let prevAt = j; // the last unit that was not white space
   j++;
   let broken = false; // a line break in the operator run: only the first word is judged
-  let firstWord = true;
   while (j < len) {
     const c = at(txt, j);
-    if (c == op || c == 40 || c == 126 || c == 33) prevAt = j;
-    else if (sp(c)) { if (c == 10 || c == 13) broken = true; }
-    else break;
+    if (!(c == op || c == 40 || c == 126 || c == 33)) {
+      if (!sp(c)) break;
+      if (c == 10 || c == 13) broken = true;
+    }
     j++;
   }
+  const w0 = j; // where the first word starts
   // the common case at a cost of its own: one word that names no sink, then the next quote or
   // the end ("'=1'=1...", "'+x'+x...")
   if (j < len && isWordUnit(at(txt, j))) {
@@ -846,41 +840,39 @@ function breakoutJs(i: i32): void {
       if (broken || k >= len) return;
       const c = at(txt, k);
       if (c == 34 || c == 39 || c == 96) return;
-      firstWord = false;
-      prevAt = k - 1;
       j = k;
     }
   }
+  // Units are only stepped over until a word names a sink (the filter, then the rule): what came
+  // before it is looked at then, back over white space.
   while (j < len) {
     const c = at(txt, j);
-    if (c == 34 || c == 39 || c == 96) return;
-    if (c <= 32 && isSpace(c)) {
+    if (!(isWordUnit(c) || c == 92)) {
       // a payload keeps to one line; code across lines is a program's text ("')\n  x = self.y")
-      if (c == 10 || c == 13) return;
+      if (c == 34 || c == 39 || c == 96 || c == 10 || c == 13) return;
       j++;
       continue;
     }
-    if (!(isAlnum(c) || c == 95 || c == 36 || c == 92) || !jsIdent(j)) { prevAt = j; j++; continue; }
+    if (!jsIdent(j)) { j++; continue; }
     const s = j;
     const e = idE;
     j = e;
     // past the first word, a run that broke the line is a program's text ("')\n  x = self.y")
-    if (broken && !firstWord) return;
-    firstWord = false;
-    const pAt = prevAt;
-    const pc = at(txt, pAt);
-    prevAt = e - 1;
-    // a word after a word (prose; any non-ASCII unit is a letter here) or a member ("x.open(")
-    // is no global sink
-    if (isAlnum(pc) || pc == 95 || pc == 36 || pc == 46 || pc >= 0x80) continue;
+    if (broken && s != w0) return;
     // the word first: only a listed sink not yet reported is worth reading what follows it
     // (most words have a length, first and last letter no sink has: "'=1'=1...")
     const r = sinkRule(s);
     if (r < 0) continue;
+    // a word after a word (prose; any non-ASCII unit is a letter here) or a member ("x.open(")
+    // is no global sink
+    let pAt = s - 1;
+    while (pAt > i && isSpace(at(txt, pAt))) pAt--;
+    const pc = at(txt, pAt);
+    if (isAlnum(pc) || pc == 95 || pc == 36 || pc == 46 || pc >= 0x80) continue;
     if (fired(r)) return;
-    // a sink without a letter ("$", jQuery) counts only before a member ("$.getScript("): "$(" is
-    // a shell's command substitution far more often
-    if (!hasLetter(s, e)) {
+    // "$" (jQuery) counts only before a member ("$.getScript("): "$(" is a shell's command
+    // substitution far more often
+    if (e - s == 1 && at(txt, s) == 36) {
       if (e < len && at(txt, e) == 46 && memberAt(e + 1)) { hit(r, i, e + 1); return; }
       continue;
     }
@@ -905,9 +897,9 @@ function breakoutJs(i: i32): void {
       continue;
     }
     if (pc == 40 || pc == 44) {
-      const m = pastSpace(e);
-      if (m >= len) return;
-      const d = at(txt, m);
+      // (k: past white space and comments after the sink, as JavaScript reads them)
+      const m = k;
+      const d = nx;
       // "(alert)(1)", "(0,alert)`1`": the bracketed value is called
       if (d == 41) {
         const m2 = pastSpace(m + 1);

@@ -265,7 +265,7 @@ describe('the word filters after separators', () => {
     expect(sinks.length).toBeGreaterThan(20);
     const run = "'=1'+a'-q".repeat(2000);
     for (const w of sinks) {
-      // a sink without a letter ($) counts only before a member: "$(" is a shell's substitution
+      // "$" counts only before a member: "$(" is a shell's substitution
       const use = /[a-z]/.test(w) ? `${w}(1)` : `${w}.getScript(1)`;
       expect(rules(`x${run}'+${use}+'`), w).toContain('patterns.xss.js-breakout');
     }
