@@ -4,7 +4,7 @@
 // never raw substrings of the whole value. Linear: every construct is consumed once, and the
 // one rescan (of a construct left open at the end of input) happens at most once per value.
 
-import { at, lower, lowerLiteralIs, isAlpha, isAlnum, isSpace, find1, find4, findP, countOf, punctValid, punctWord, P_LT, P_QUOTE, P_COLON } from './text';
+import { at, lower, lowerLiteralIs, isAlpha, isAlnum, isSpace, find1, find4, findP, countOf, punctValid, punctWord, P_LT, P_QUOTE, P_COLON, P_SQL } from './text';
 import {
   K_HTML_TAG, K_HTML_EVENT_ATTR, K_HTML_ATTR_NAME, K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR,
   K_ATTR_BREAKOUT, K_JS_BREAKOUT, firstRule, nextRule, ruleEnabled, paramCount,
@@ -12,7 +12,7 @@ import {
 } from './rules';
 import { emit, fired } from './findings';
 import { stripMode, addSpan } from './spans';
-import { C_LT, C_COLON, C_SQ, C_DQ, C_BQ, plusIsSpaceIn } from './classes';
+import { C_LT, C_COLON, C_SQ, C_DQ, C_BQ, C_EQ, C_LP, plusIsSpaceIn } from './classes';
 
 // Scratch for a URL scheme with ignored characters removed (at most 32 units).
 const schemeBuf = memory.data(64);
@@ -676,16 +676,17 @@ function scanBreakouts(): void {
   // can follow (the common case in text: "don't", "it's", {"a":...)
   if (isAlnum(q) && (q | 32) != 111) return;
   // neither white space, '/' nor "on" after the quote: only an operator directly, then one of
-  // what the operator run, an identifier or a gap starts with ('{"a":{' ends here)
+  // what the operator run, an identifier (or its escape), an array or a gap starts with ('{"a":{' ends here)
   if (!(sp(q) || q == 47 || (q | 32) == 111)) {
     if (!jsOperator(q)) return;
     const c = i + 2 < len ? at(txt, i + 2) : 0;
-    if (!(isAlnum(c) || c == 95 || c == 36 || c == q || sp(c) || c == 40 || c == 126 || c == 33 || c == 47)) return;
+    if (!(isAlnum(c) || c == 95 || c == 36 || c == q || sp(c) || c == 40 || c == 126 || c == 33 || c == 47 || c == 91 || c == 92)) return;
   }
   breakoutFrom(i, rAttr, rJs);
 }
 
 let jsBreakoutFilter: usize = 0; // kindWordFilter(K_JS_BREAKOUT), set by scanXss
+let attrBreakoutFilter: usize = 0; // kindWordFilter(K_ATTR_BREAKOUT), set by scanXss
 
 function breakoutFrom(i: i32, rAttr: i32, rJs: bool): void {
   let j = i + 1;
@@ -696,40 +697,220 @@ function breakoutFrom(i: i32, rAttr: i32, rJs: bool): void {
       while (k < len && isAlpha(at(txt, k))) k++;
       const ne = k;
       while (k < len && sp(at(txt, k))) k++;
-      if (k < len && at(txt, k) == 61 && ne - j >= 4) {
-        const r = ruleWithWord(K_ATTR_BREAKOUT, txt, j, 2);
+      // the whole name must be a listed event handler: '"ok" online=true' names no event
+      if (k < len && at(txt, k) == 61 && filterMayHave(attrBreakoutFilter, txt, j, ne - j)) {
+        const r = ruleWithWord(K_ATTR_BREAKOUT, txt, j, ne - j);
         if (r >= 0) hit(r, i, k + 1);
       }
     }
   }
-  if (rJs) {
-    // quote, spaces, an operator, spaces, optional '(' , then a sink identifier called or used
-    // ('+' is an operator here even in a form-encoded value: '+eval(...)+')
-    j = i + 1;
-    while (j < len && isSpace(at(txt, j))) j++;
-    if (j >= len) return;
-    const op = at(txt, j);
-    if (!jsOperator(op)) return;
+  if (rJs) breakoutJs(i);
+}
+
+// The identifier jsIdent read: it ends at idE; its name has idLen units, and when it held an
+// escape ("\u0061lert" is "alert" to JavaScript) the decoded name is in idBuf (first 32 units).
+const idBuf = memory.data(64);
+let idE = 0;
+let idLen = 0;
+let idEscaped = false;
+
+/** A JavaScript identifier escape at j ("\u0061", "\u{61}"): its value in escVal, its length in escLen. */
+function identEscapeAt(j: i32): bool {
+  if (j + 2 >= len || at(txt, j) != 92 || (at(txt, j + 1) | 32) != 117) return false;
+  if (at(txt, j + 2) != 123) return jsEscapeAt(j, len) && escLen == 6;
+  // \u{...}: one to six hex digits
+  let k = j + 3;
+  let v: u32 = 0;
+  while (k < len && k < j + 9 && isHexC(at(txt, k))) { v = (v << 4) | hexV(at(txt, k)); k++; }
+  if (k == j + 3 || k >= len || at(txt, k) != 125) return false;
+  escVal = v;
+  escLen = k + 1 - j;
+  return true;
+}
+
+/** Reads the identifier at j: word characters and escapes of them. False when none starts there. */
+@inline function jsIdent(j: i32): bool {
+  // the common case first: word characters only
+  const s = j;
+  while (j < len && isWordUnit(at(txt, j))) j++;
+  if (j < len && at(txt, j) == 92) return jsIdentEscaped(s);
+  idE = j;
+  idLen = j - s;
+  idEscaped = false;
+  return j > s;
+}
+
+/** A word character: ASCII letter, digit, '_' or '$'. */
+@inline function isWordUnit(c: u32): bool {
+  return isAlnum(c) || c == 95 || c == 36;
+}
+
+/** jsIdent where an escape may follow: the name is decoded into idBuf. */
+function jsIdentEscaped(j: i32): bool {
+  idLen = 0;
+  idEscaped = false;
+  while (j < len) {
+    let c = at(txt, j);
+    let w = 1;
+    if (c == 92) {
+      if (!identEscapeAt(j)) break;
+      c = escVal;
+      w = escLen;
+      idEscaped = true;
+    }
+    if (!(isAlnum(c) || c == 95 || c == 36)) break;
+    if (idLen < 32) store<u16>(idBuf + (<usize>idLen << 1), <u16>c);
+    idLen++;
+    j += w;
+  }
+  idE = j;
+  return idLen > 0;
+}
+
+/** The listed sink (rule) the identifier at [s, idE) names, or -1. */
+@inline function sinkRule(s: i32): i32 {
+  if (idEscaped) {
+    if (idLen > 32 || !filterMayHave(jsBreakoutFilter, idBuf, 0, idLen)) return -1;
+    return ruleWithWord(K_JS_BREAKOUT, idBuf, 0, idLen);
+  }
+  if (!filterMayHave(jsBreakoutFilter, txt, s, idLen)) return -1;
+  return ruleWithWord(K_JS_BREAKOUT, txt, s, idLen);
+}
+
+/** The identifier at s, read by jsIdent, is "new" (an escape in it is rare enough to ignore). */
+@inline function isNewWord(s: i32): bool {
+  return idLen == 3 && !idEscaped && lower(at(txt, s)) == 110 && lower(at(txt, s + 1)) == 101 && lower(at(txt, s + 2)) == 119;
+}
+
+/** A member's name starts at k (after a '.'): "document.cookie", not "$.50". */
+@inline function memberAt(k: i32): bool {
+  if (k >= len) return false;
+  const c = at(txt, k);
+  return (c | 32) - 97 < 26 || c == 95 || c == 36 || c == 92;
+}
+
+/** [s, e) holds an ASCII capital letter. */
+function hasCapital(s: i32, e: i32): bool {
+  for (let k = s; k < e; k++) if (at(txt, k) - 65 < 26) return true;
+  return false;
+}
+
+/** White space from k on: the first other unit's index. */
+@inline function pastSpace(k: i32): i32 {
+  while (k < len && isSpace(at(txt, k))) k++;
+  return k;
+}
+
+/**
+ * A quote, spaces, an operator, then the JavaScript that follows: read up to the next quote,
+ * where that quote's own look starts, or a line break (every unit is read by one look; a gap of comments after
+ * a sink excepted, as bounded by skipGap). Where code, not prose, uses a listed sink:
+ * - after punctuation other than '.', directly followed by ( ` . [ or =, or by '(' after a gap:
+ *   "';alert(1)//", "';d=document.cookie", "';onload=alert//", "';\u0061lert(1)//";
+ * - as a value in brackets that is then called, or handed to a call: "'-(alert)(1)-'",
+ *   "(0,alert)(1)", "';[1].find(alert)//", "Reflect.apply(alert,0,[1])";
+ * - "new" and a name with a capital, then ( ) or `: "(new Image).src=", "new WebSocket('wss:...')".
+ * Words after a space are prose ("'hi', then open the door"), and so are members ("x.open(").
+ * ('+' is an operator here even in a form-encoded value: '+eval(...)+'.)
+ */
+function breakoutJs(i: i32): void {
+  let j = i + 1;
+  while (j < len && isSpace(at(txt, j))) j++;
+  if (j >= len) return;
+  const op = at(txt, j);
+  if (!jsOperator(op)) return;
+  j++;
+  let broken = false; // a line break in the operator run: only the first word is judged
+  while (j < len) {
+    const c = at(txt, j);
+    if (!(c == op || c == 40 || c == 126 || c == 33)) {
+      if (!sp(c)) break;
+      if (c == 10 || c == 13) broken = true;
+    }
     j++;
-    while (j < len && (at(txt, j) == op || sp(at(txt, j)) || at(txt, j) == 40 || at(txt, j) == 126 || at(txt, j) == 33)) j++;
-    const ws = j;
-    while (j < len && (isAlnum(at(txt, j)) || at(txt, j) == 95 || at(txt, j) == 36)) j++;
-    if (j == ws || j >= len) return;
-    const we = j;
-    // the word first: only a listed sink not yet reported is worth reading the gap after it
+  }
+  const w0 = j; // where the first word starts
+  // the common case at a cost of its own: one word that names no sink, then the next quote or
+  // the end ("'=1'=1...", "'+x'+x...")
+  if (j < len && isWordUnit(at(txt, j))) {
+    let k = j + 1;
+    while (k < len && isWordUnit(at(txt, k))) k++;
+    if ((k >= len || at(txt, k) != 92) && !filterMayHave(jsBreakoutFilter, txt, j, k - j)) {
+      // no sink: the walk goes on after it (only when the operator run kept to one line)
+      if (broken || k >= len) return;
+      const c = at(txt, k);
+      if (c == 34 || c == 39 || c == 96) return;
+      j = k;
+    }
+  }
+  // Units are only stepped over until a word names a sink (the filter, then the rule): what came
+  // before it is looked at then, back over white space.
+  while (j < len) {
+    const c = at(txt, j);
+    if (!(isWordUnit(c) || c == 92)) {
+      // a payload keeps to one line; code across lines is a program's text ("')\n  x = self.y")
+      if (c == 34 || c == 39 || c == 96 || c == 10 || c == 13) return;
+      j++;
+      continue;
+    }
+    if (!jsIdent(j)) { j++; continue; }
+    const s = j;
+    const e = idE;
+    j = e;
+    // past the first word, a run that broke the line is a program's text ("')\n  x = self.y")
+    if (broken && s != w0) return;
+    // the word first: only a listed sink not yet reported is worth reading what follows it
     // (most words have a length, first and last letter no sink has: "'=1'=1...")
-    if (!filterMayHave(jsBreakoutFilter, txt, ws, we - ws)) return;
-    const r = ruleWithWord(K_JS_BREAKOUT, txt, ws, we - ws);
-    if (r < 0 || fired(r)) return;
-    j = skipGap(j);
+    const r = sinkRule(s);
+    if (r < 0) continue;
+    // a word after a word (prose; any non-ASCII unit is a letter here) or a member ("x.open(")
+    // is no global sink
+    let pAt = s - 1;
+    while (pAt > i && isSpace(at(txt, pAt))) pAt--;
+    const pc = at(txt, pAt);
+    if (isAlnum(pc) || pc == 95 || pc == 36 || pc == 46 || pc >= 0x80) continue;
+    if (fired(r)) return;
+    // "$" (jQuery) counts only before a member ("$.getScript("): "$(" is a shell's command
+    // substitution far more often
+    if (e - s == 1 && at(txt, s) == 36) {
+      if (e < len && at(txt, e) == 46 && memberAt(e + 1)) { hit(r, i, e + 1); return; }
+      continue;
+    }
+    let k = skipGap(e);
     if (gapCapped) {
       // a gap too long to read to its end: judged as if the call's '(' followed it
-      hit(r, i, j);
+      hit(r, i, k);
       return;
     }
-    if (j >= len) return;
-    const nx = at(txt, j);
-    if ((j == we && (nx == 40 || nx == 96 || nx == 46 || nx == 91 || nx == 61)) || (j > we && nx == 40)) hit(r, i, j + 1);
+    if (k >= len) return;
+    const nx = at(txt, k);
+    if ((k == e && (nx == 40 || nx == 96 || nx == 91 || nx == 61 || (nx == 46 && memberAt(k + 1)))) || (k > e && nx == 40)) {
+      hit(r, i, k + 1);
+      return;
+    }
+    if (isNewWord(s) && isAlpha(nx) && jsIdent(k)) {
+      // "new Image)", "new WebSocket(", "new Function`...`": a constructor's name, written with
+      // a capital as constructors are, right before ( ) or ` ("'ok'; new Ideas (beta)" and "'hi',
+      // new member(s)" are prose)
+      const m = idE;
+      if (m < len && (at(txt, m) == 40 || at(txt, m) == 41 || at(txt, m) == 96) && hasCapital(k, m)) { hit(r, i, m + 1); return; }
+      continue;
+    }
+    if (pc == 40 || pc == 44) {
+      // (k: past white space and comments after the sink, as JavaScript reads them)
+      const m = k;
+      const d = nx;
+      // "(alert)(1)", "(0,alert)`1`": the bracketed value is called
+      if (d == 41) {
+        const m2 = pastSpace(m + 1);
+        if (m2 < len && (at(txt, m2) == 40 || at(txt, m2) == 96)) { hit(r, i, m2 + 1); return; }
+      }
+      // "find(alert)", "apply(alert,0,[1])": handed to a call (the '(' follows a name or a bracket)
+      if (pc == 40 && (d == 41 || d == 44) && pAt > i + 1) {
+        const b = at(txt, pAt - 1);
+        if (isAlnum(b) || b == 95 || b == 36 || b == 41 || b == 93) { hit(r, i, m + 1); return; }
+      }
+    }
   }
 }
 
@@ -873,6 +1054,93 @@ function schemeBefore(i: i32, minScheme: i32): bool {
 /** Classes without which scanXss finds nothing when detecting (tags, bare schemes, quote breakouts). */
 export const XSS_CLASSES = C_LT | C_COLON | C_SQ | C_DQ | C_BQ;
 
+/**
+ * scanXss has something to look at: one of XSS_CLASSES, or an '=' with a '(' or '`' (an event
+ * handler whose value is a call or a template, with no quote or '<' in the value:
+ * "x onmouseover=(alert)(1)").
+ */
+@inline export function xssWanted(mask: u32): bool {
+  return (mask & XSS_CLASSES) != 0 || ((mask & C_EQ) != 0 && (mask & (C_LP | C_BQ)) != 0);
+}
+
+/**
+ * An event handler with a script value where a tag's attribute list may go on, and no quote
+ * right before its name: "x onmouseover=(alert)(1)" lands in <input value=x onmouseover=...>,
+ * and '" autofocus onfocus=(alert)(1) x="' closes a quoted value and puts another attribute
+ * first. Anchored on each '=': back over white space and a name of letters (at most 48), which
+ * must follow white space or '/' and be a listed event handler (the attr-breakout params); the
+ * value right after the '=' (a quote may open it) must hold '(', '`' or '=' before white space,
+ * '>', '<' or a quote ends it: a call, a template or an assignment ("Set onclick = handler in
+ * your code" and "onload = (see the docs)" are prose). Each unit is read back from one '=' at most (a name and the white space before an '='
+ * hold no other '='), and forward once more as a value.
+ */
+function scanHandlerAttrs(): void {
+  if (punctValid(txt, len)) {
+    // every ';', '=' and '*', in order, from the literal pass's bitmap: one load per 64 units
+    const blocks = (len + 63) >> 6;
+    for (let blk = 0; blk < blocks; blk++) {
+      let w = punctWord(blk, P_SQL);
+      while (w != 0) {
+        const q = (blk << 6) + <i32>ctz(w);
+        w &= w - 1;
+        if (at(txt, q) == 61 && handlerMayEndAt(q) && handlerAt(q)) return;
+      }
+    }
+    return;
+  }
+  let q = find1(txt, 0, len, 61);
+  while (q < len) {
+    if (handlerMayEndAt(q) && handlerAt(q)) return;
+    q = find1(txt, q + 1, len, 61);
+  }
+}
+
+/** The quick "no" before handlerAt: a handler's name (four letters at least) or white space ends right before the '=' at q. */
+@inline function handlerMayEndAt(q: i32): bool {
+  if (q < 5) return false;
+  const c = at(txt, q - 1);
+  return sp(c) || (isAlpha(c) && isAlpha(at(txt, q - 2)) && isAlpha(at(txt, q - 3)) && isAlpha(at(txt, q - 4)));
+}
+
+/** Some html-event-attr rule has reported this value. */
+function handlerReported(): bool {
+  let r = firstRule(K_HTML_EVENT_ATTR);
+  while (r >= 0) {
+    if (fired(r)) return true;
+    r = nextRule(r);
+  }
+  return false;
+}
+
+/** The '=' at q ends a listed handler's name with a script value: reported (true: the rule is done). */
+function handlerAt(q: i32): bool {
+  let e = q;
+  while (e > 0 && sp(at(txt, e - 1))) e--;
+  let s = e;
+  while (s > 0 && e - s < 48 && isAlpha(at(txt, s - 1))) s--;
+  if (e - s < 4 || s == 0) return false;
+  const b = at(txt, s - 1);
+  if (!(sp(b) || b == 47)) return false;
+  if (lower(at(txt, s)) != 111 || lower(at(txt, s + 1)) != 110) return false;
+  if (!filterMayHave(attrBreakoutFilter, txt, s, e - s)) return false;
+  const r = ruleWithWord(K_ATTR_BREAKOUT, txt, s, e - s);
+  if (r < 0) return false;
+  if (fired(r)) return true;
+  // the value right after the '=' ("onload = (see the docs)" is prose)
+  let k = q + 1;
+  if (k < len && (at(txt, k) == 34 || at(txt, k) == 39)) k++;
+  while (k < len) {
+    const c = at(txt, k);
+    if (c == 40 || c == 96 || c == 61) {
+      hit(r, s, k + 1);
+      return true;
+    }
+    if (sp(c) || c == 62 || c == 60 || c == 34 || c == 39) return false;
+    k++;
+  }
+  return false;
+}
+
 /** Runs every XSS rule over text[0, n). In strip mode adds removal spans instead of findings. */
 export function scanXss(p: usize, n: i32, mask: u32): void {
   txt = p;
@@ -883,6 +1151,7 @@ export function scanXss(p: usize, n: i32, mask: u32): void {
   // (set before any judge that reads them, whichever passes run)
   attrNameFilter = kindWordFilter(K_HTML_ATTR_NAME);
   jsBreakoutFilter = kindWordFilter(K_JS_BREAKOUT);
+  attrBreakoutFilter = kindWordFilter(K_ATTR_BREAKOUT);
   lastTagS = -1;
   closeCacheScript = -2;
   closeFromScript = 0;
@@ -905,6 +1174,8 @@ export function scanXss(p: usize, n: i32, mask: u32): void {
   }
   if ((mask & C_COLON) != 0) scanBareSchemes();
   if (!stripMode && (mask & (C_SQ | C_DQ | C_BQ)) != 0) scanBreakouts();
+  // (a handler the tag pass reported inside a tag is not reported twice)
+  if (!stripMode && (mask & C_EQ) != 0 && kindActive(K_ATTR_BREAKOUT) && !handlerReported()) scanHandlerAttrs();
   // js-call rules are literals: literals.ts
 }
 

@@ -5,7 +5,7 @@ import { loadRules, rulesLoaded, setRuleEnabled, enabledRule, K_DECODE_EXCESS, K
 import { arenaReset, arenaAlloc, arenaMark, arenaRelease, ensure, setPageLimit, arenaCommit } from './mem';
 import { resultsInit, resultBytes, resultPtr, resultCount, beginValue, setText, emit, MAX_PER_BATCH, MAX_PER_VALUE } from './findings';
 import { runPipeline, runPipelineClassified, outPtr, outLen, excess } from './pipeline';
-import { scanXss, XSS_CLASSES, resetCssCache, initHtmlTables } from './html';
+import { scanXss, xssWanted, resetCssCache, initHtmlTables } from './html';
 import { scanSql, initSqlTables } from './sql';
 import { scanSsti, sstiWanted, resetSstiCache } from './ssti';
 import { scanXxe, XXE_CLASSES } from './xxe';
@@ -205,7 +205,7 @@ export function scan_batch(): i32 {
       urlCandidates(p, n, urls + <usize>i * URL_ROW) > 0) store<u8>(changed + <usize>i, load<u8>(changed + <usize>i) | 2);
     // each detector only where the value holds characters it needs (a call that would return at
     // once costs a few ns: most of a short value's time is such calls)
-    if ((mask & XSS_CLASSES) != 0) scanXss(p, n, mask);
+    if (xssWanted(mask)) scanXss(p, n, mask);
     scanSql(p, n, mask);
     if (sstiWanted(n, mask)) scanSsti(p, n, mask);
     if ((mask & XXE_CLASSES) == XXE_CLASSES) scanXxe(p, n, mask);

@@ -190,7 +190,8 @@ function callAt(i: i32, name: string): bool {
 /**
  * `name (arg` or `name/**\/(arg`: JavaScript allows a gap before a call's '('. Prose does too
  * ("alert (the manager)"), so the argument must start like code: a digit, a quote, a backtick,
- * ')' or '/', or a name directly followed by ')' '.' '[' '(' or ','.
+ * ')' or '/', or a name directly followed by '.' '[' '(' or ','; a name directly followed by ')'
+ * only when the gap held a comment ("Prompt (AI) engineering" is prose).
  */
 // The last search for a comment's end: from closeFrom, the first "*\/" starts at closeAt (len - 1:
 // none). Every listed call inside one unclosed comment ('alert/*alert/*...') asks from there; a
@@ -211,10 +212,12 @@ function commentEnd(i: i32): i32 {
 function spacedCall(e: i32): bool {
   let j = e;
   let guard = 0;
+  let commented = false;
   while (j < len && guard < 256) {
     const c = at(txt, j);
     if (isSpace(c)) { j++; guard++; continue; }
     if (c == 47 && j + 1 < len && at(txt, j + 1) == 42) {
+      commented = true;
       j += 2;
       // the comment's end, or where the guard stops the walk inside it
       const ce = commentEnd(j);
@@ -235,7 +238,36 @@ function spacedCall(e: i32): bool {
   while (j < len && isIdent(at(txt, j))) j++;
   if (j >= len) return false;
   const b = at(txt, j);
-  return b == 41 || b == 46 || b == 91 || b == 40 || b == 44;
+  // a lone name in brackets after white space is prose ("Prompt (AI) engineering", "alert
+  // (urgent): server down"); after a comment it is code ("alert/**/(origin)")
+  if (b == 41) return commented;
+  return b == 46 || b == 91 || b == 40 || b == 44;
+}
+
+/**
+ * `Name(word)` or `name(word/word)` right after a sink's name is prose: "Alert(s) enabled",
+ * "Confirm(ed)", "Please confirm(yes/no)". A capitalised name (upper-case first letter, the
+ * rest lower case) calls nothing, JavaScript having no "Alert" or "Confirm" (an attacker writes
+ * the name in lower case, or all in upper case where a filter is case-blind: "ALERT(1)" stays a
+ * call, as does "Alert(1)", whose argument is code). Words joined by '/' divide two names, which
+ * gives an attacker nothing a digit would not. `e` is the index of the '('.
+ */
+function proseCall(i: i32, e: i32): bool {
+  let k = e + 1;
+  const ws = k;
+  while (k < len && (at(txt, k) | 32) - 97 < 26) k++;
+  if (k == ws) return false;
+  let slashed = false;
+  while (k + 1 < len && at(txt, k) == 47 && (at(txt, k + 1) | 32) - 97 < 26) {
+    k++;
+    while (k < len && (at(txt, k) | 32) - 97 < 26) k++;
+    slashed = true;
+  }
+  if (k >= len || at(txt, k) != 41) return false;
+  if (slashed) return true;
+  if (at(txt, i) - 65 >= 26) return false;
+  for (let j = i + 1; j < e; j++) if (at(txt, j) - 97 >= 26) return false;
+  return true;
 }
 
 // When the literal pass runs over the path view (path.ts), offsets map back to the value.
@@ -432,6 +464,7 @@ function verify(r: i32, k: i32, i: i32): bool {
     const d = at(txt, e);
     if (!(d == 40 || d == 96 || (d == 63 && e + 2 < len && at(txt, e + 1) == 46 && at(txt, e + 2) == 40) ||
       (d == 46 && (callAt(e + 1, 'call') || callAt(e + 1, 'apply') || callAt(e + 1, 'bind'))) || spacedCall(e))) return false;
+    if (d == 40 && proseCall(i, e)) return false;
   }
   emitLit(r, i, e + 1 <= len ? e + 1 : len);
   return true;

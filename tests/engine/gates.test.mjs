@@ -265,7 +265,9 @@ describe('the word filters after separators', () => {
     expect(sinks.length).toBeGreaterThan(20);
     const run = "'=1'+a'-q".repeat(2000);
     for (const w of sinks) {
-      expect(rules(`x${run}'+${w}(1)+'`), w).toContain('patterns.xss.js-breakout');
+      // "$" counts only before a member: "$(" is a shell's substitution
+      const use = /[a-z]/.test(w) ? `${w}(1)` : `${w}.getScript(1)`;
+      expect(rules(`x${run}'+${use}+'`), w).toContain('patterns.xss.js-breakout');
     }
   });
   it('a rule switched on at the ABI after a scan without it is used (the filter is remade)', () => {
