@@ -107,7 +107,7 @@ let pathAt = 0; // where the command's path (or the word, without one) starts
  * After a line break, the path commandAt read is a line of base64 (a PEM body, a MIME part, an
  * image pasted into a field), not a program: every unit of the path and the command word is in
  * the base64 alphabet (no quotes, dots or dashes), the line ends right after the word (or after
- * the padding '=' or '=='), and either a directory segment of the path is one no system has (20
+ * more of the alphabet that starts with '+', or after the padding '=' or '=='), and either a directory segment of the path is one no system has (20
  * units or more holding an upper-case letter, a small letter and a digit:
  * "a/uNLPg5Kml5yItjb722Nl9y.../wc") or the path is absolute and the padding is glued to the word
  * ("/Ls=": the shell's word is "Ls=", no program). Paths after ';' '&' '|' are never refused, nor
@@ -117,7 +117,21 @@ let pathAt = 0; // where the command's path (or the word, without one) starts
 function base64Line(): bool {
   if (cmdS == pathAt) return false;
   let e = cmdE;
-  while (e < len && e < cmdE + 2 && at(txt, e) == 61) e++;
+  // (the line may go on with '+' and more of the alphabet: "/TR+2", "/Dd+upx0q43", a '+' the
+  // command look reads as a form-encoded space)
+  if (e < len && at(txt, e) == 43) {
+    let k = e + 1;
+    while (k < len && k - e < 128) {
+      const c = at(txt, k);
+      if (!(isAlnum(c) || c == 43 || c == 47)) break;
+      k++;
+    }
+    if (k < len && at(txt, k) != 10 && at(txt, k) != 13 && at(txt, k) != 61) return false;
+    e = k;
+  }
+  const eqFrom = e;
+  while (e < len && e < eqFrom + 2 && at(txt, e) == 61) e++;
+  const padded = e > eqFrom;
   if (e < len && at(txt, e) != 10 && at(txt, e) != 13) return false;
   let segStart = pathAt;
   let upper = false, small = false, digit = false, strange = false;
@@ -136,7 +150,7 @@ function base64Line(): bool {
     else if (c - 48 < 10) digit = true;
     else return false; // '.', '-', '_', a quote: not base64
   }
-  return strange || (absolute && e > cmdE);
+  return strange || (absolute && padded && eqFrom == cmdE);
 }
 
 /**
