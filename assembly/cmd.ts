@@ -1061,21 +1061,25 @@ function substitutions(r: i32): void {
         (k + 3 >= len || !isAlnum(at(txt, k + 3)))) { hit(r, i, k + 3); return; }
       // $(cmd
       if (i + 1 < len && at(txt, i + 1) == 40 && commandAt(i + 2) && commandWord()) { hit(r, i, cmdE); return; }
+      // (one look at the unit after "$(" first: "$($(..." costs no call)
       if (i + 2 < len && at(txt, i + 1) == 40) {
-        const g = globPathAt(i + 2);
-        if (g >= 0) { hit(r, i, g); return; }
-      }
-      // $(<file: bash reads the file into the command line, no command word needed (jQuery's
-      // $("<div>") quotes its markup)
-      if (i + 2 < len && at(txt, i + 1) == 40) {
-        let k = i + 2;
-        while (k < len && k - i < 18 && blank(at(txt, k))) k++;
-        if (k + 1 < len && at(txt, k) == 60) {
-          // then a file: a name or a path ("$(<config.php)", "$(< /etc/hosts)"; not "$(<!--", "$(<<", "$(<(")
-          let f = k + 1;
-          while (f < len && f - k < 18 && blank(at(txt, f))) f++;
-          const c1: u32 = f < len ? at(txt, f) : 0;
-          if (isAlnum(c1) || c1 == 47 || c1 == 46 || c1 == 126 || c1 == 95) { hit(r, i, k + 1); return; }
+        const c2 = at(txt, i + 2);
+        // a globbed program: "$(/???/??t flag.txt)"
+        if (c2 == 47) {
+          const g = globPathAt(i + 2);
+          if (g >= 0) { hit(r, i, g); return; }
+        } else if (c2 == 60 || blank(c2)) {
+          // $(<file: bash reads the file into the command line, no command word needed (jQuery's
+          // $("<div>") quotes its markup)
+          let k = i + 2;
+          while (k < len && k - i < 18 && blank(at(txt, k))) k++;
+          if (k + 1 < len && at(txt, k) == 60) {
+            // then a file: a name or a path ("$(<config.php)", "$(< /etc/hosts)"; not "$(<!--", "$(<<", "$(<(")
+            let f = k + 1;
+            while (f < len && f - k < 18 && blank(at(txt, f))) f++;
+            const c1: u32 = f < len ? at(txt, f) : 0;
+            if (isAlnum(c1) || c1 == 47 || c1 == 46 || c1 == 126 || c1 == 95) { hit(r, i, k + 1); return; }
+          }
         }
       }
       i++;
