@@ -836,10 +836,16 @@ function breakoutJs(i: i32): void {
     let k = j + 1;
     while (k < len && isWordUnit(at(txt, k))) k++;
     if ((k >= len || at(txt, k) != 92) && !filterMayHave(jsBreakoutFilter, txt, j, k - j)) {
-      // no sink: the walk goes on after it (only when the operator run kept to one line)
-      if (broken || k >= len) return;
-      const c = at(txt, k);
-      if (c == 34 || c == 39 || c == 96) return;
+      // no sink: the walk goes on after it (only when the operator run kept to one line), over
+      // punctuation to the next word first ("'+a/*'+a/*...": the quote, nothing more, ends it)
+      if (broken) return;
+      while (k < len) {
+        const c = at(txt, k);
+        if (c == 34 || c == 39 || c == 96 || c == 10 || c == 13) return;
+        if (isWordUnit(c) || c == 92) break;
+        k++;
+      }
+      if (k >= len) return;
       j = k;
     }
   }
