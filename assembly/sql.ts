@@ -1202,6 +1202,30 @@ function valueListEnd(k: i32, closed: i32): i32 {
   return depth == 0 && values > 0 && closed + listCloses > 0 ? k : -1;
 }
 
+/**
+ * The comment at token k is glued to the breakout quote, and the value before that quote is one
+ * word (a user name: "admin'-- a", "alice'#x"): it cuts the rest of the query off whatever text it
+ * holds, as long as it holds no quote of the breakout's kind. Not after a digit (a foot mark:
+ * "6'-- approx") or after white space anywhere before the quote ("the students'--and
+ * teachers"). Reads the value up to the quote once per value, and the comment.
+ */
+let oneWordTo = -1; // the quote position whose text before it cutAfterWord read last (-1: none this value)
+let oneWordIs = false;
+function cutAfterWord(k: i32): bool {
+  const q = ctxQuote == 39 ? sqAt : dqAt;
+  if (q <= 0 || tStart(k) != q + 1 || isDigit(at(txt, q - 1))) return false;
+  // (the text before the quote read once per value and quote)
+  if (oneWordTo != q) {
+    oneWordTo = q;
+    oneWordIs = true;
+    for (let i = 0; i < q; i++) if (at(txt, i) <= 32) { oneWordIs = false; break; }
+  }
+  if (!oneWordIs) return false;
+  const e = tEnd(k);
+  for (let i = tStart(k); i < e; i++) if (at(txt, i) == <u32>ctxQuote) return false;
+  return true;
+}
+
 /** Unmatched '(' in the text before the breakout quote (prose the value opened itself). */
 function opensBeforeQuote(): i32 {
   const q = ctxQuote == 39 ? sqAt : dqAt;
@@ -1253,7 +1277,7 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
       closes += listCloses;
     }
     if (k >= 0 && tType(k) == T_SEMI) k++;
-    if (k >= 0 && tType(k) == T_COMMENT && bareComment(k) && (closes == 0 || closes > opensBeforeQuote())) {
+    if (k >= 0 && tType(k) == T_COMMENT && (bareComment(k) || (k == c0 && cutAfterWord(k))) && (closes == 0 || closes > opensBeforeQuote())) {
       const rc = firstOn(K_SQL_COMMENT);
       if (rc >= 0) hitTok(rc, k, k + 1);
     }
@@ -1980,6 +2004,7 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   toks = TOKBUF;
   sqAt = (mask & C_SQ) != 0 ? firstQuote(39) : -1;
   dqAt = (mask & C_DQ) != 0 ? firstQuote(34) : -1;
+  oneWordTo = -1;
   sqBreak = sqAt;
   dqBreak = dqAt;
   // the second reading from a breakout quote that a window read inside a string, backtick or
