@@ -351,57 +351,43 @@ function numberLead(): bool {
   return numberLeadIs == 1;
 }
 
-let hostLeadIs = -2; // hostLead's answer (-2: not yet)
+// A host, its port and the white space and quotes before it fit in this many units: a separator
+// further on is not after a host lead, and costs no look back (every line of "1.2.3.4\nAb..."
+// would read an address again).
+const HOST_LEAD_MAX = 40;
 
 /**
- * Where the host that starts the value ends, white space and quotes before it aside, or -1: a
- * dotted-quad IPv4 address or "localhost", a port allowed ("127.0.0.1:80"). What a ping or lookup
- * form takes, and what an injection into one writes before its separator ("127.0.0.1 | id",
- * "localhost; cat flag.txt"). Host names are left out: "node.js;java" and "asp.net | vue.js" are
- * lists of skills. Read once per value (at most 40 units).
+ * The value before e, white space and quotes aside, is "localhost", a port allowed
+ * ("localhost:8080"). Reads at most HOST_LEAD_MAX units back.
  */
-function hostLead(): i32 {
-  if (hostLeadIs != -2) return hostLeadIs;
-  hostLeadIs = -1;
-  let k = 0;
-  while (k < len && k < 16 && (blank(at(txt, k)) || isQuote(at(txt, k)))) k++;
-  const s = k;
-  let ok = false;
-  if (k + 9 <= len && lower(at(txt, k)) == 108 && lower(at(txt, k + 1)) == 111 && lower(at(txt, k + 2)) == 99 &&
-    lower(at(txt, k + 3)) == 97 && lower(at(txt, k + 4)) == 108 && lower(at(txt, k + 5)) == 104 &&
-    lower(at(txt, k + 6)) == 111 && lower(at(txt, k + 7)) == 115 && lower(at(txt, k + 8)) == 116) {
-    k += 9; // localhost
-    ok = k >= len || !(isAlnum(at(txt, k)) || at(txt, k) == 46 || at(txt, k) == 45);
-  } else {
-    // four groups of one to three digits
-    let g = 0;
-    while (g < 4) {
-      const d0 = k;
-      while (k < len && k - d0 < 3 && isDigit(at(txt, k))) k++;
-      if (k == d0) break;
-      g++;
-      if (g < 4) {
-        if (k >= len || at(txt, k) != 46) break;
-        k++;
-      }
-    }
-    ok = g == 4 && (k >= len || !(isAlnum(at(txt, k)) || at(txt, k) == 46));
-  }
-  if (!ok || k == s) return -1;
-  // a port
-  if (k + 1 < len && at(txt, k) == 58 && isDigit(at(txt, k + 1))) {
-    let p = k + 1;
-    while (p < len && isDigit(at(txt, p)) && p - k <= 5) p++;
-    k = p;
-  }
-  hostLeadIs = k;
-  return k;
+function localhostBefore(e: i32): bool {
+  if (e > HOST_LEAD_MAX) return false;
+  let k = e;
+  let p = k;
+  while (p > 0 && isDigit(at(txt, p - 1)) && k - p < 5) p--;
+  if (p < k && p > 0 && at(txt, p - 1) == 58) k = p - 1;
+  if (k < 9) return false;
+  const s = k - 9;
+  const w = 'localhost';
+  for (let j = 0; j < 9; j++) if (lower(at(txt, s + j)) != <u32>w.charCodeAt(j)) return false;
+  return leadBefore(s) == 0;
 }
 
-/** The line break at i follows the value's host lead (hostLead), a CR, white space and quotes aside. */
+/**
+ * The value before e, white space and quotes aside, is a host a ping or lookup form takes: a
+ * dotted-quad IPv4 address or localhost, a port allowed ("127.0.0.1:80"). What an injection into
+ * such a form writes before its separator ("127.0.0.1 | id", "localhost; cat flag.txt"), in at
+ * most HOST_LEAD_MAX units from the value's start. Host names are left out: "node.js;java" and
+ * "asp.net | vue.js" are lists of skills.
+ */
+function hostBefore(e: i32): bool {
+  return e <= HOST_LEAD_MAX && (addressBefore(e, true) || localhostBefore(e));
+}
+
+/** The line break at i follows a host that is the whole value before it (hostBefore), a CR, white space and quotes aside. */
 function afterHostLead(i: i32): bool {
-  const h = hostLead();
-  return h > 0 && leadBefore(i > 0 && at(txt, i - 1) == 13 ? i - 1 : i) == h;
+  const z = leadBefore(i > 0 && at(txt, i - 1) == 13 ? i - 1 : i);
+  return z > 0 && hostBefore(z);
 }
 
 /**
@@ -509,7 +495,7 @@ function strongBefore(sepAt: i32, sep: u32): bool {
   // "localhost; cat flag.txt", "10.0.0.1\ncat config.php"), unless a plain word or a note follows
   // the command
   const z = leadBefore(sep == 10 && sepAt > 0 && at(txt, sepAt - 1) == 13 ? sepAt - 1 : sepAt);
-  if (z > 0 && z == hostLead() && !plainWordAfter(cmdE)) return true;
+  if (z > 0 && hostBefore(z) && !plainWordAfter(cmdE)) return true;
   if (sep == 10) return false;
   if ((sep == 38 || sep == 124) && !double && (!terminated() || (cmdE < len && at(txt, cmdE) == 61))) return false;
   return z == 0 || (double && addressBefore(z, true));
@@ -563,7 +549,7 @@ function lastCommand(sepAt: i32, sep: u32): bool {
   const z = leadBefore(k);
   if (z == 0) return true;
   // an address, quotes around it aside ("'127.0.0.1'|id"), or localhost
-  if (addressBefore(z, false) || z == hostLead()) return true;
+  if (addressBefore(z, false) || localhostBefore(z)) return true;
   if (sep == 10) return false;
   const c = at(txt, k - 1);
   if (double) return !plainWordBefore(k);
@@ -1163,7 +1149,6 @@ export function scanCmd(p: usize, n: i32, mask: u32): void {
   found = false;
   firstSemi = firstAmp = firstBar = -2;
   numberLeadIs = -2;
-  hostLeadIs = -2;
   terminatedIs = -2;
   gluedSeen = false;
   if ((mask & (C_SEMI | C_AMP | C_PIPE | C_SPACE)) != 0) separators();
