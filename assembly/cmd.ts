@@ -89,6 +89,16 @@ function commandAt(i: i32): bool {
   return true;
 }
 
+/**
+ * commandAt(i) may be true: the unit at i is one it skips or reads (white space, a quote, '\\',
+ * '/', a word unit). One look, without a call ("$($($(...": every '$(' asked commandAt).
+ */
+@inline function mayCommandAt(i: i32): bool {
+  if (i >= len) return false;
+  const c = at(txt, i);
+  return c < 128 && (load<u8>(WORD_OR_QUOTE + c) != 0 || blank(c) || c == 47 || c == 92);
+}
+
 // Units of a command word (wordChar: 1) or a quote inside it (isQuote: 2), by table.
 const WORD_OR_QUOTE = memory.data(128);
 
@@ -1046,7 +1056,7 @@ function substitutions(r: i32): void {
       if (k + 2 < len && lower(at(txt, k)) == 105 && lower(at(txt, k + 1)) == 102 && lower(at(txt, k + 2)) == 115 &&
         (k + 3 >= len || !isAlnum(at(txt, k + 3)))) { hit(r, i, k + 3); return; }
       // $(cmd
-      if (i + 1 < len && at(txt, i + 1) == 40 && commandAt(i + 2) && commandWord()) { hit(r, i, cmdE); return; }
+      if (i + 1 < len && at(txt, i + 1) == 40 && mayCommandAt(i + 2) && commandAt(i + 2) && commandWord()) { hit(r, i, cmdE); return; }
       // (one look at the unit after "$(" first: "$($(..." costs no call)
       if (i + 2 < len && at(txt, i + 1) == 40) {
         const c2 = at(txt, i + 2);

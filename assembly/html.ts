@@ -4,7 +4,7 @@
 // never raw substrings of the whole value. Linear: every construct is consumed once, and the
 // one rescan (of a construct left open at the end of input) happens at most once per value.
 
-import { at, lower, lowerLiteralIs, isAlpha, isAlnum, isSpace, find1, find4, findP, countOf, punctValid, punctWord, P_LT, P_QUOTE, P_COLON, P_SQL } from './text';
+import { at, lower, lowerLiteralIs, isAlpha, isAlnum, isSpace, find1, find4, findP, countOf, punctValid, punctWord, splat8, P_LT, P_QUOTE, P_COLON, P_SQL } from './text';
 import {
   K_HTML_TAG, K_HTML_EVENT_ATTR, K_HTML_ATTR_NAME, K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR,
   K_ATTR_BREAKOUT, K_JS_BREAKOUT, firstRule, nextRule, ruleEnabled, paramCount,
@@ -648,27 +648,35 @@ function scanBreakouts(): void {
   const rAttr = kindActive(K_ATTR_BREAKOUT) ? firstRule(K_ATTR_BREAKOUT) : -1;
   const rJs = kindActive(K_JS_BREAKOUT);
   if (rAttr < 0 && !rJs) return;
+  sinkFrom = len;
+  sinkPos = len;
   if (punctValid(txt, len)) {
-    // every quote, in order, from the literal pass's bitmap: one load per 64 units
+    // every quote, in order, from the literal pass's bitmap: one load per 64 units; each look
+    // is told where the next quote is (nextQuote)
     const blocks = (len + 63) >> 6;
+    let i = -1;
     for (let blk = 0; blk < blocks; blk++) {
       let w = punctWord(blk, P_QUOTE);
       while (w != 0) {
-        breakoutAt((blk << 6) + <i32>ctz(w), rAttr, rJs);
+        const q = (blk << 6) + <i32>ctz(w);
+        if (i >= 0) breakoutAt(i, q, rAttr, rJs);
+        i = q;
         w &= w - 1;
       }
     }
+    if (i >= 0) breakoutAt(i, len, rAttr, rJs);
     return;
   }
   let i = find4(txt, 0, len, 34, 39, 96, 96);
   while (i < len) {
-    breakoutAt(i, rAttr, rJs);
-    i = find4(txt, i + 1, len, 34, 39, 96, 96);
+    const q = find4(txt, i + 1, len, 34, 39, 96, 96);
+    breakoutAt(i, q, rAttr, rJs);
+    i = q;
   }
 }
 
-/** A breakout that starts at the quote at i. */
-@inline function breakoutAt(i: i32, rAttr: i32, rJs: bool): void {
+/** A breakout that starts at the quote at i; the next quote is at nq (len: none). */
+@inline function breakoutAt(i: i32, nq: i32, rAttr: i32, rJs: bool): void {
   // a quote right before another quote starts nothing (neither "on..." nor an operator follows)
   const q = i + 1 < len ? at(txt, i + 1) : 0;
   if (q == 34 || q == 39 || q == 96) return;
@@ -682,15 +690,90 @@ function scanBreakouts(): void {
     const c = i + 2 < len ? at(txt, i + 2) : 0;
     if (!(isAlnum(c) || c == 95 || c == 36 || c == q || sp(c) || c == 40 || c == 126 || c == 33 || c == 47 || c == 91 || c == 92)) return;
   }
-  breakoutFrom(i, rAttr, rJs);
+  // "on..." after white space or '/', or at once
+  if (rAttr >= 0 && (sp(q) || q == 47 || (q | 32) == 111)) attrBreakoutAt(i);
+  if (rJs) {
+    // (the answer kept from the last search, read here: most quotes need no call)
+    const x = i + 1;
+    if (!(x >= sinkFrom && x <= sinkPos)) {
+      sinkFrom = x;
+      sinkPos = sinkCandidate(x);
+    }
+    if (sinkPos < nq) breakoutJs(i);
+  }
+}
+
+// The js-breakout look after a quote ends at the next quote at the latest, and reports only at a
+// word that may name a sink (the kind's word filter) or at an escape ('\'): sinkCandidate finds
+// the first such unit at or after a position, reading each unit of the value at most once over
+// all the quotes of one scan (they come in order), so that a quote with no candidate before the
+// next quote costs a comparison ("'+a/*'+a/*...": every look was a walk of its own).
+// [sinkFrom, sinkPos) holds no candidate; sinkPos is one (or len).
+let sinkFrom = 0;
+let sinkPos = 0;
+
+/** The first unit at or after x (which is no word unit's second or later unit) that starts a word the filter passes, or a '\\'. */
+function sinkCandidate(x: i32): i32 {
+  let k = x;
+  // sixteen units a step: the word units and the '\\' of the step as bits, then each word that
+  // starts in it (one that runs past the step is read on unit by unit); k is never inside a word
+  const cap = i16x8.extend_low_i8x16_u(splat8(0xff));
+  const k24 = splat8(36);
+  const k30 = splat8(48);
+  const k09 = splat8(9);
+  const k20 = splat8(32);
+  const k61 = splat8(97);
+  const k19 = splat8(25);
+  const k5c = splat8(92);
+  const k5f = splat8(95);
+  while (k + 16 <= len) {
+    const q = txt + (<usize>k << 1);
+    const v = i8x16.narrow_i16x8_u(i16x8.min_u(v128.load(q), cap), i16x8.min_u(v128.load(q, 16), cap));
+    const w = <u32>i8x16.bitmask(v128.or(v128.or(i8x16.le_u(i8x16.sub(v128.or(v, k20), k61), k19), i8x16.le_u(i8x16.sub(v, k30), k09)),
+      v128.or(i8x16.eq(v, k24), i8x16.eq(v, k5f))));
+    const bs = <u32>i8x16.bitmask(i8x16.eq(v, k5c));
+    const stop = bs != 0 ? <i32>ctz(bs) : 16; // the first '\\', a candidate itself
+    let starts = w & ~(w << 1);
+    let past = -1; // where a word that went on past the step ended
+    while (starts != 0) {
+      const t = <i32>ctz(starts);
+      if (t > stop) break;
+      starts &= starts - 1;
+      const l = <i32>ctz(((~w) | 0x10000) >> <u32>t); // the word's units in this step
+      if (t + l >= 16) {
+        // the word goes on past the step
+        let e = k + 16;
+        while (e < len && isWordUnit(at(txt, e))) e++;
+        if ((e < len && at(txt, e) == 92) || filterMayHave(jsBreakoutFilter, txt, k + t, e - (k + t))) return k + t;
+        past = e;
+        break;
+      }
+      if (t + l == stop || filterMayHave(jsBreakoutFilter, txt, k + t, l)) return k + t;
+    }
+    if (past >= 0) { k = past; continue; }
+    if (stop < 16) return k + stop;
+    k += 16;
+  }
+  // the last units, one at a time
+  while (k < len) {
+    const c = at(txt, k);
+    if (c == 92) break;
+    if (!isWordUnit(c)) { k++; continue; }
+    let e = k + 1;
+    while (e < len && isWordUnit(at(txt, e))) e++;
+    if ((e < len && at(txt, e) == 92) || filterMayHave(jsBreakoutFilter, txt, k, e - k)) break;
+    k = e;
+  }
+  return k;
 }
 
 let jsBreakoutFilter: usize = 0; // kindWordFilter(K_JS_BREAKOUT), set by scanXss
 let attrBreakoutFilter: usize = 0; // kindWordFilter(K_ATTR_BREAKOUT), set by scanXss
 
-function breakoutFrom(i: i32, rAttr: i32, rJs: bool): void {
+/** An event-handler attribute after the quote at i: '" onmouseover=', "'/onload=". */
+function attrBreakoutAt(i: i32): void {
   let j = i + 1;
-  if (rAttr >= 0) {
+  {
     while (j < len && (sp(at(txt, j)) || at(txt, j) == 47)) j++;
     if (j + 3 < len && lower(at(txt, j)) == 111 && lower(at(txt, j + 1)) == 110 && isAlpha(at(txt, j + 2))) {
       let k = j + 2;
@@ -704,7 +787,6 @@ function breakoutFrom(i: i32, rAttr: i32, rJs: bool): void {
       }
     }
   }
-  if (rJs) breakoutJs(i);
 }
 
 // The identifier jsIdent read: it ends at idE; its name has idLen units, and when it held an
