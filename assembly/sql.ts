@@ -1002,6 +1002,44 @@ function statementShape(k: i32): bool {
   if (wordIs(k, 'grant') || wordIs(k, 'revoke')) return wordIs(m, 'all') || wordIs(m, 'select') || wordIs(m, 'dba') || wordIs(m, 'execute') || wordIs(m, 'file');
   if (wordIs(k, 'backup') || wordIs(k, 'restore')) return wordIs(m, 'database') || wordIs(m, 'log');
   if (wordIs(k, 'handler')) return tType(m) == T_WORD && (wordIs(sig(m + 1), 'open') || wordIs(sig(m + 1), 'read'));
+  // WITH name AS (SELECT ...) DELETE ...: a common table expression before a statement
+  if (wordIs(k, 'with')) {
+    let n1 = wordIs(m, 'recursive') ? sig(m + 1) : m;
+    if (!(tType(n1) == T_WORD || tType(n1) == T_BTICK)) return false;
+    let a = sig(n1 + 1);
+    if (tType(a) == T_LP) {
+      // a column list: "x(a, b) as (...)"
+      let g = 0;
+      while (a < ntok && tType(a) != T_RP && g < 17) { a = sig(a + 1); g++; }
+      a = sig(a + 1);
+    }
+    if (!wordIs(a, 'as')) return false;
+    let b = sig(a + 1);
+    if (wordIs(b, 'not')) b = sig(b + 1);
+    if (wordIs(b, 'materialized')) b = sig(b + 1);
+    if (tType(b) != T_LP) return false;
+    const d = sig(b + 1);
+    return wordIs(d, 'select') || wordIs(d, 'values') || wordIs(d, 'insert') || wordIs(d, 'update') || wordIs(d, 'delete') || wordIs(d, 'with');
+  }
+  // DO $$ ... $$ (PostgreSQL's anonymous code block), DO LANGUAGE plpgsql $$ ... $$
+  if (wordIs(k, 'do')) return (tType(m) == T_STR && at(txt, tStart(m)) == 36) || (wordIs(m, 'language') && tType(sig(m + 1)) == T_WORD);
+  // LOCK TABLE users, LOCK TABLES t WRITE
+  if (wordIs(k, 'lock')) return (wordIs(m, 'table') || wordIs(m, 'tables')) && (tType(sig(m + 1)) == T_WORD || tType(sig(m + 1)) == T_BTICK);
+  // PREPARE p AS SELECT ..., PREPARE p (int) AS ..., PREPARE s FROM @sql / FROM 'SELECT ...'
+  if (wordIs(k, 'prepare')) {
+    if (tType(m) != T_WORD) return false;
+    let a = sig(m + 1);
+    if (tType(a) == T_LP) {
+      let g = 0;
+      while (a < ntok && tType(a) != T_RP && g < 17) { a = sig(a + 1); g++; }
+      a = sig(a + 1);
+    }
+    const b = sig(a + 1);
+    if (wordIs(a, 'from')) return tType(b) == T_STR || tType(b) == T_VAR;
+    return wordIs(a, 'as') && (wordIs(b, 'select') || wordIs(b, 'insert') || wordIs(b, 'update') || wordIs(b, 'delete') || wordIs(b, 'values'));
+  }
+  // BULK INSERT t FROM 'file' (SQL Server reads a file, or a share: an NTLM leak)
+  if (wordIs(k, 'bulk')) return wordIs(m, 'insert') && tType(sig(m + 1)) == T_WORD && wordIs(sig(sig(m + 1) + 1), 'from');
   return false;
 }
 
@@ -1203,17 +1241,28 @@ function valueListEnd(k: i32, closed: i32): i32 {
 }
 
 /**
- * The comment at token k is glued to the breakout quote, and the value before that quote is one
- * word (a user name: "admin'-- a", "alice'#x"): it cuts the rest of the query off whatever text it
- * holds, as long as it holds no quote of the breakout's kind. Not after a digit (a foot mark:
- * "6'-- approx") or after white space anywhere before the quote ("the students'--and
- * teachers"). Reads the value up to the quote once per value, and the comment.
+ * The comment at token k is glued to the breakout quote, or follows the ')' and ';' glued to it
+ * (white space between them allowed: "alice'; -- x", "alice') -- hello"), and the value before
+ * that quote is one word (a user name: "admin'-- a", "alice'#x"): it cuts the rest of the query
+ * off whatever text it holds, as long as it holds no quote of the breakout's kind. Not after a
+ * digit (a foot mark: "6'-- approx"), after white space anywhere before the quote ("the
+ * students'--and teachers"), or with white space right after the quote ("alice' -- x"). Reads the
+ * value up to the quote once per value, and the comment.
  */
 let oneWordTo = -1; // the quote position whose text before it cutAfterWord read last (-1: none this value)
 let oneWordIs = false;
 function cutAfterWord(k: i32): bool {
   const q = ctxQuote == 39 ? sqAt : dqAt;
-  if (q <= 0 || tStart(k) != q + 1 || isDigit(at(txt, q - 1))) return false;
+  if (q <= 0 || tStart(k) <= q || isDigit(at(txt, q - 1))) return false;
+  if (tStart(k) > q + 1) {
+    // ')' and ';' glued to the quote, then white space allowed (at most 16 units: a few brackets)
+    const c1 = at(txt, q + 1);
+    if (!(c1 == 41 || c1 == 59) || tStart(k) - q > 16) return false;
+    for (let i = q + 2; i < tStart(k); i++) {
+      const c = at(txt, i);
+      if (!(c == 41 || c == 59 || isSpace(c))) return false;
+    }
+  }
   // (the text before the quote read once per value and quote)
   if (oneWordTo != q) {
     oneWordTo = q;
@@ -1277,7 +1326,7 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
       closes += listCloses;
     }
     if (k >= 0 && tType(k) == T_SEMI) k++;
-    if (k >= 0 && tType(k) == T_COMMENT && (bareComment(k) || (k == c0 && cutAfterWord(k))) && (closes == 0 || closes > opensBeforeQuote())) {
+    if (k >= 0 && tType(k) == T_COMMENT && (bareComment(k) || cutAfterWord(k)) && (closes == 0 || closes > opensBeforeQuote())) {
       const rc = firstOn(K_SQL_COMMENT);
       if (rc >= 0) hitTok(rc, k, k + 1);
     }
