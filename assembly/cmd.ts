@@ -331,8 +331,31 @@ function shellArgument(e: i32, sep: u32, sepAt: i32): bool {
   // a drive: c:\ or c:/
   if (isAlpha(c) && i + 2 < len && at(txt, i + 1) == 58 && (at(txt, i + 2) == 92 || at(txt, i + 2) == 47)) return true;
   // a plain word, or punctuation prose also writes ("; cat food", "ps aux", "id #"): only where
-  // nothing but an injection's lead stands before the separator
-  return strongBefore(sepAt, sep);
+  // nothing but an injection's lead stands before the separator, or, after '&' or '|', when a
+  // Windows switch follows on the command's line ("& net user x P@ss1 /add")
+  return strongBefore(sepAt, sep) || ((sep == 38 || sep == 124) && windowsSwitchAfter(i));
+}
+
+/**
+ * From i to the next separator or line break (at most 96 units): white space, then '/', one to
+ * twelve letters, then white space, a quote or the end ("/add", "/c", "/grant"): an option of a
+ * Windows command. Not "and/or" or a date: the '/' follows white space. Each call reads only the
+ * command's own segment (it stops at the next separator), so the calls of one value read each
+ * unit at most once.
+ */
+function windowsSwitchAfter(i: i32): bool {
+  const stop = i + 96 < len ? i + 96 : len;
+  for (let k = i; k + 1 < stop; k++) {
+    const c = at(txt, k);
+    if (c == 59 || c == 38 || c == 124 || c == 10 || c == 13) return false;
+    if (c != 47 || !blank(at(txt, k - 1))) continue;
+    let e = k + 1;
+    while (e < len && e - k <= 13 && isAlpha(at(txt, e))) e++;
+    const l = e - k - 1;
+    if (l < 1 || l > 12) continue;
+    if (e >= len || blank(at(txt, e)) || isQuote(at(txt, e))) return true;
+  }
+  return false;
 }
 
 // The first ';', '&' and '|' of the value, found when first asked for (-2: not yet)
@@ -1092,7 +1115,9 @@ function substitutions(r: i32): void {
         // (also after a digit: "127.0.0.1`sleep 5`"; not after a letter, where markdown's inline
         // code may be glued to a word: "a`id`b")
         const glued = i > 0 && !(at(txt, i - 1) <= 32 || at(txt, i - 1) >= 0x80 || isAlpha(at(txt, i - 1)));
-        if (commandRule(K_SHELL_RARE) >= 0 || absolute || (glued && commandRule(K_SHELL_COMMAND) >= 0)) { hit(r, i, cmdE); return; }
+        // (or after an address or localhost that is the whole value before it: "127.0.0.1 `id`")
+        if (commandRule(K_SHELL_RARE) >= 0 || absolute ||
+          ((glued || (i > 0 && hostBefore(leadBefore(i)))) && commandRule(K_SHELL_COMMAND) >= 0)) { hit(r, i, cmdE); return; }
       }
       i++;
       continue;

@@ -973,74 +973,120 @@ function procName(k: i32): bool {
   return (a == 120 || a == 115) && lower(at(txt, i + 1)) == 112 && at(txt, i + 2) == 95;
 }
 
-/** Statement keyword at k (after ';') with the shape of a real statement. */
+/**
+ * Statement keyword at k (after ';') with the shape of a real statement. The keyword's first
+ * letter picks the few shapes to try (a chain of every keyword's test cost most of the scan of
+ * ";with " repeated).
+ */
 function statementShape(k: i32): bool {
+  if (k >= ntok || tType(k) != T_WORD) return false;
   const m = sig(k + 1);
-  if (wordIs(k, 'select')) return selectBody(k, true);
-  if (wordIs(k, 'drop') || wordIs(k, 'create') || wordIs(k, 'alter') || wordIs(k, 'truncate')) {
-    return wordIs(m, 'table') || wordIs(m, 'database') || wordIs(m, 'user') || wordIs(m, 'procedure') ||
-      wordIs(m, 'function') || wordIs(m, 'view') || wordIs(m, 'index') || wordIs(m, 'schema') || wordIs(m, 'trigger') || wordIs(m, 'login');
-  }
-  if (wordIs(k, 'delete')) return wordIs(m, 'from');
-  if (wordIs(k, 'insert')) return wordIs(m, 'into');
-  if (wordIs(k, 'update')) return tType(m) == T_WORD && wordIs(sig(m + 1), 'set');
-  if (wordIs(k, 'exec') || wordIs(k, 'execute')) {
-    if (tType(m) == T_VAR || tType(m) == T_LP || tType(m) == T_STR) return true;
-    if (tType(m) != T_WORD) return false;
-    if (procName(m)) return true;
-    const a = sig(m + 1);
-    return tType(a) == T_STR || tType(a) == T_VAR || tType(a) == T_NUM || tType(a) == T_LP || (tType(a) == T_WORD && tGlued(a) == false && tType(sig(a + 1)) == T_STR);
-  }
-  if (wordIs(k, 'copy')) { const f = sig(m + 1); return tType(m) == T_WORD && (wordIs(f, 'from') || wordIs(f, 'to')); }
-  if (wordIs(k, 'declare') || wordIs(k, 'set')) return tType(m) == T_VAR;
-  if (wordIs(k, 'waitfor')) return wordIs(m, 'delay') || wordIs(m, 'time');
-  if (wordIs(k, 'shutdown')) return m >= ntok || wordIs(m, 'with') || tType(m) == T_COMMENT || tType(m) == T_SEMI;
-  if (wordIs(k, 'call')) return tType(m) == T_WORD && tType(sig(m + 1)) == T_LP;
-  if (wordIs(k, 'replace') || wordIs(k, 'merge')) return wordIs(m, 'into');
-  if (wordIs(k, 'load')) return wordIs(m, 'data') || wordIs(m, 'xml');
-  if (wordIs(k, 'rename')) return wordIs(m, 'table') || wordIs(m, 'user');
-  if (wordIs(k, 'grant') || wordIs(k, 'revoke')) return wordIs(m, 'all') || wordIs(m, 'select') || wordIs(m, 'dba') || wordIs(m, 'execute') || wordIs(m, 'file');
-  if (wordIs(k, 'backup') || wordIs(k, 'restore')) return wordIs(m, 'database') || wordIs(m, 'log');
-  if (wordIs(k, 'handler')) return tType(m) == T_WORD && (wordIs(sig(m + 1), 'open') || wordIs(sig(m + 1), 'read'));
-  // WITH name AS (SELECT ...) DELETE ...: a common table expression before a statement
-  if (wordIs(k, 'with')) {
-    let n1 = wordIs(m, 'recursive') ? sig(m + 1) : m;
-    if (!(tType(n1) == T_WORD || tType(n1) == T_BTICK)) return false;
-    let a = sig(n1 + 1);
-    if (tType(a) == T_LP) {
-      // a column list: "x(a, b) as (...)"
-      let g = 0;
-      while (a < ntok && tType(a) != T_RP && g < 17) { a = sig(a + 1); g++; }
-      a = sig(a + 1);
+  switch (lower(at(txt, tStart(k)))) {
+    case 115: { // s
+      if (wordIs(k, 'select')) return selectBody(k, true);
+      if (wordIs(k, 'set')) return tType(m) == T_VAR;
+      if (wordIs(k, 'shutdown')) return m >= ntok || wordIs(m, 'with') || tType(m) == T_COMMENT || tType(m) == T_SEMI;
+      return false;
     }
-    if (!wordIs(a, 'as')) return false;
-    let b = sig(a + 1);
-    if (wordIs(b, 'not')) b = sig(b + 1);
-    if (wordIs(b, 'materialized')) b = sig(b + 1);
-    if (tType(b) != T_LP) return false;
-    const d = sig(b + 1);
-    return wordIs(d, 'select') || wordIs(d, 'values') || wordIs(d, 'insert') || wordIs(d, 'update') || wordIs(d, 'delete') || wordIs(d, 'with');
-  }
-  // DO $$ ... $$ (PostgreSQL's anonymous code block), DO LANGUAGE plpgsql $$ ... $$
-  if (wordIs(k, 'do')) return (tType(m) == T_STR && at(txt, tStart(m)) == 36) || (wordIs(m, 'language') && tType(sig(m + 1)) == T_WORD);
-  // LOCK TABLE users, LOCK TABLES t WRITE
-  if (wordIs(k, 'lock')) return (wordIs(m, 'table') || wordIs(m, 'tables')) && (tType(sig(m + 1)) == T_WORD || tType(sig(m + 1)) == T_BTICK);
-  // PREPARE p AS SELECT ..., PREPARE p (int) AS ..., PREPARE s FROM @sql / FROM 'SELECT ...'
-  if (wordIs(k, 'prepare')) {
-    if (tType(m) != T_WORD) return false;
-    let a = sig(m + 1);
-    if (tType(a) == T_LP) {
-      let g = 0;
-      while (a < ntok && tType(a) != T_RP && g < 17) { a = sig(a + 1); g++; }
-      a = sig(a + 1);
+    case 100: { // d
+      if (wordIs(k, 'drop')) return objectWord(m);
+      if (wordIs(k, 'delete')) return wordIs(m, 'from');
+      if (wordIs(k, 'declare')) return tType(m) == T_VAR;
+      // DO $$ ... $$ (PostgreSQL's anonymous code block), DO LANGUAGE plpgsql $$ ... $$
+      if (wordIs(k, 'do')) return (tType(m) == T_STR && at(txt, tStart(m)) == 36) || (wordIs(m, 'language') && tType(sig(m + 1)) == T_WORD);
+      return false;
     }
-    const b = sig(a + 1);
-    if (wordIs(a, 'from')) return tType(b) == T_STR || tType(b) == T_VAR;
-    return wordIs(a, 'as') && (wordIs(b, 'select') || wordIs(b, 'insert') || wordIs(b, 'update') || wordIs(b, 'delete') || wordIs(b, 'values'));
+    case 99: { // c
+      if (wordIs(k, 'create')) return objectWord(m);
+      if (wordIs(k, 'copy')) { const f = sig(m + 1); return tType(m) == T_WORD && (wordIs(f, 'from') || wordIs(f, 'to')); }
+      if (wordIs(k, 'call')) return tType(m) == T_WORD && tType(sig(m + 1)) == T_LP;
+      return false;
+    }
+    case 97: return wordIs(k, 'alter') && objectWord(m); // a
+    case 116: return wordIs(k, 'truncate') && objectWord(m); // t
+    case 105: return wordIs(k, 'insert') && wordIs(m, 'into'); // i
+    case 117: return wordIs(k, 'update') && tType(m) == T_WORD && wordIs(sig(m + 1), 'set'); // u
+    case 101: { // e
+      if (!(wordIs(k, 'exec') || wordIs(k, 'execute'))) return false;
+      if (tType(m) == T_VAR || tType(m) == T_LP || tType(m) == T_STR) return true;
+      if (tType(m) != T_WORD) return false;
+      if (procName(m)) return true;
+      const a = sig(m + 1);
+      return tType(a) == T_STR || tType(a) == T_VAR || tType(a) == T_NUM || tType(a) == T_LP || (tType(a) == T_WORD && tGlued(a) == false && tType(sig(a + 1)) == T_STR);
+    }
+    case 119: { // w
+      if (wordIs(k, 'waitfor')) return wordIs(m, 'delay') || wordIs(m, 'time');
+      // WITH name AS (SELECT ...) DELETE ...: a common table expression before a statement
+      if (wordIs(k, 'with')) return cteShape(m);
+      return false;
+    }
+    case 114: { // r
+      if (wordIs(k, 'replace')) return wordIs(m, 'into');
+      if (wordIs(k, 'rename')) return wordIs(m, 'table') || wordIs(m, 'user');
+      if (wordIs(k, 'revoke')) return grantShape(m);
+      if (wordIs(k, 'restore')) return wordIs(m, 'database') || wordIs(m, 'log');
+      return false;
+    }
+    case 109: return wordIs(k, 'merge') && wordIs(m, 'into'); // m
+    case 108: { // l
+      if (wordIs(k, 'load')) return wordIs(m, 'data') || wordIs(m, 'xml');
+      // LOCK TABLE users, LOCK TABLES t WRITE
+      if (wordIs(k, 'lock')) return (wordIs(m, 'table') || wordIs(m, 'tables')) && (tType(sig(m + 1)) == T_WORD || tType(sig(m + 1)) == T_BTICK);
+      return false;
+    }
+    case 103: return wordIs(k, 'grant') && grantShape(m); // g
+    case 98: { // b
+      if (wordIs(k, 'backup')) return wordIs(m, 'database') || wordIs(m, 'log');
+      // BULK INSERT t FROM 'file' (SQL Server reads a file, or a share: an NTLM leak)
+      if (wordIs(k, 'bulk')) return wordIs(m, 'insert') && tType(sig(m + 1)) == T_WORD && wordIs(sig(sig(m + 1) + 1), 'from');
+      return false;
+    }
+    case 104: return wordIs(k, 'handler') && tType(m) == T_WORD && (wordIs(sig(m + 1), 'open') || wordIs(sig(m + 1), 'read')); // h
+    case 112: return wordIs(k, 'prepare') && prepareShape(m); // p
   }
-  // BULK INSERT t FROM 'file' (SQL Server reads a file, or a share: an NTLM leak)
-  if (wordIs(k, 'bulk')) return wordIs(m, 'insert') && tType(sig(m + 1)) == T_WORD && wordIs(sig(sig(m + 1) + 1), 'from');
   return false;
+}
+
+/** The object word of DROP, CREATE, ALTER, TRUNCATE: TABLE, DATABASE, USER, ... */
+function objectWord(m: i32): bool {
+  return wordIs(m, 'table') || wordIs(m, 'database') || wordIs(m, 'user') || wordIs(m, 'procedure') ||
+    wordIs(m, 'function') || wordIs(m, 'view') || wordIs(m, 'index') || wordIs(m, 'schema') || wordIs(m, 'trigger') || wordIs(m, 'login');
+}
+
+/** What GRANT and REVOKE give or take: ALL, SELECT, DBA, EXECUTE, FILE. */
+function grantShape(m: i32): bool {
+  return wordIs(m, 'all') || wordIs(m, 'select') || wordIs(m, 'dba') || wordIs(m, 'execute') || wordIs(m, 'file');
+}
+
+/** Past a bracketed list at a ("(a, b)", at most 17 tokens), or a itself when no '(' is there. */
+function pastList(a: i32): i32 {
+  if (tType(a) != T_LP) return a;
+  let g = 0;
+  while (a < ntok && tType(a) != T_RP && g < 17) { a = sig(a + 1); g++; }
+  return sig(a + 1);
+}
+
+/** After WITH: [RECURSIVE] name [(columns)] AS [NOT] [MATERIALIZED] ( SELECT | VALUES | INSERT | UPDATE | DELETE | WITH. */
+function cteShape(m: i32): bool {
+  const n1 = wordIs(m, 'recursive') ? sig(m + 1) : m;
+  if (!(tType(n1) == T_WORD || tType(n1) == T_BTICK)) return false;
+  const a = pastList(sig(n1 + 1));
+  if (!wordIs(a, 'as')) return false;
+  let b = sig(a + 1);
+  if (wordIs(b, 'not')) b = sig(b + 1);
+  if (wordIs(b, 'materialized')) b = sig(b + 1);
+  if (tType(b) != T_LP) return false;
+  const d = sig(b + 1);
+  return wordIs(d, 'select') || wordIs(d, 'values') || wordIs(d, 'insert') || wordIs(d, 'update') || wordIs(d, 'delete') || wordIs(d, 'with');
+}
+
+/** After PREPARE: name [(types)] AS SELECT | INSERT | UPDATE | DELETE | VALUES, or name FROM 'text' | @variable. */
+function prepareShape(m: i32): bool {
+  if (tType(m) != T_WORD) return false;
+  const a = pastList(sig(m + 1));
+  const b = sig(a + 1);
+  if (wordIs(a, 'from')) return tType(b) == T_STR || tType(b) == T_VAR;
+  return wordIs(a, 'as') && (wordIs(b, 'select') || wordIs(b, 'insert') || wordIs(b, 'update') || wordIs(b, 'delete') || wordIs(b, 'values'));
 }
 
 function judgeStacked(from: i32): void {

@@ -12,7 +12,7 @@ import {
 } from './rules';
 import { emit } from './findings';
 import { stripMode, addSpan } from './spans';
-import { TABLE as CLASS_TABLE, classesInit, C_UNDERSCORE, C_ALPHA } from './classes';
+import { TABLE as CLASS_TABLE, classesInit, C_UNDERSCORE, C_ALPHA, C_HASH, C_DOLLAR, C_EQ } from './classes';
 
 let txt: usize = 0;
 let len = 0;
@@ -77,11 +77,18 @@ function after(i: i32, to: i32): u32 {
  * chain, filters after it allowed (config, request.application, config|pprint), the rule of kind
  * template-name that lists its first name.
  */
-function judge(s: i32, e: i32, spaced: bool): i32 {
+function judge(s: i32, e: i32, spaced: bool, ruby: bool): i32 {
   let onlyChain = true; // letters, digits, '_', '$', '.', white space
   let backticks = 0;
   for (let i = s; i < e; i++) {
     const c = at(txt, i);
+    // ERB (<% %>): Ruby calls need no brackets, a name then white space then a string is a call
+    // (<%= system "id" %>, <%= File.read 'config/master.key' %>; not <%= "a" %> or <% x == "y" %>)
+    if (ruby && (c == 34 || c == 39) && i > s && isSpace(at(txt, i - 1))) {
+      let k = i - 1;
+      while (k > s && isSpace(at(txt, k - 1))) k--;
+      if (k > s && isIdentPart(at(txt, k - 1))) return -2;
+    }
     if ((c == 40 || c == 91) && spaced && i > s && isSpace(at(txt, i - 1))) {
       // (each run of white space is read back once: by the '(' right after it)
       let k = i - 1;
@@ -100,7 +107,28 @@ function judge(s: i32, e: i32, spaced: bool): i32 {
     // (a filter after the name: "config|pprint" is config's contents)
     if (!(isIdentPart(c) || c == 46 || isSpace(c) || c == 124)) onlyChain = false;
   }
-  if (!onlyChain) return -1;
+  if (!onlyChain) {
+    // a bare name or member chain in brackets ("{{ (config) }}", "{{ ((config.items)) }}"): the
+    // brackets are read off, at most 8 on each side, and the inside must be a chain
+    let a = s;
+    let b = e;
+    let depth = 0;
+    while (depth < 8) {
+      while (a < b && isSpace(at(txt, a))) a++;
+      while (b > a && isSpace(at(txt, b - 1))) b--;
+      if (b - a < 2 || at(txt, a) != 40 || at(txt, b - 1) != 41) break;
+      a++;
+      b--;
+      depth++;
+    }
+    if (depth == 0) return -1;
+    for (let k = a; k < b; k++) {
+      const c = at(txt, k);
+      if (!(isIdentPart(c) || c == 46 || isSpace(c) || c == 124)) return -1;
+    }
+    s = a;
+    e = b;
+  }
   // a bare name or member chain: its first name
   let i = s;
   while (i < e && isSpace(at(txt, i))) i++;
@@ -194,10 +222,50 @@ function pairs(r: i32, w: usize, wl: i32, mask: u32, need: u32): void {
       j++;
     }
     if (found < 0) return; // no closer after this opener: none after any later one either
-    const v = judge(cs, found, first != 91);
+    const v = judge(cs, found, first != 91, first == 60 && ol >= 2 && load<u8>(w + 1) == 37);
     if (v == -2) hit(r, i, found + cl);
     else if (v >= 0) hit(v, i, found + cl);
     i = found + cl;
+  }
+}
+
+/**
+ * Velocity's assignment directive: "#set(", white space, '$', a name, white space, '=' ("#set($x =
+ * $class.inspect(...))"): template code with no delimiter pair, judged by the directive's shape.
+ * Each '#' is read once; the sanitizer removes the directive through the ')' that closes it.
+ */
+function velocitySet(r: i32): void {
+  let i = 0;
+  while (i + 6 < len) {
+    i = find1(txt, i, len, 35);
+    if (i + 6 >= len) return;
+    if (!(lower(at(txt, i + 1)) == 115 && lower(at(txt, i + 2)) == 101 && lower(at(txt, i + 3)) == 116 && at(txt, i + 4) == 40)) { i++; continue; }
+    let k = i + 5;
+    while (k < len && k - i < 24 && isSpace(at(txt, k))) k++;
+    if (k + 1 < len && at(txt, k) == 36) {
+      k++;
+      if (k < len && at(txt, k) == 123) k++; // ${x}
+      if (k < len && isIdentStart(at(txt, k))) {
+        while (k < len && (isIdentPart(at(txt, k)) || at(txt, k) == 125)) k++;
+        while (k < len && k - i < 64 && isSpace(at(txt, k))) k++;
+        if (k < len && at(txt, k) == 61) {
+          if (!stripMode) { hit(r, i, k + 1); return; }
+          // sanitizing: the directive up to the ')' that closes its '(' (or the value's end)
+          let depth = 1;
+          let q = i + 5;
+          while (q < len && depth > 0) {
+            const c = at(txt, q);
+            if (c == 40) depth++;
+            else if (c == 41) depth--;
+            q++;
+          }
+          hit(r, i, q);
+          i = q;
+          continue;
+        }
+      }
+    }
+    i += 5;
   }
 }
 
@@ -223,13 +291,14 @@ function dunders(): void {
 
 /**
  * scanSsti can find something in a value of n units with these classes: every character of some
- * delimiter pair (a cached pair's gate bit, or a pair past the cache), or a dunder name's '_' and
- * letters. A quick "no" only: scanSsti makes the exact checks.
+ * delimiter pair (a cached pair's gate bit, or a pair past the cache), a dunder name's '_' and
+ * letters, or Velocity's "#set($x =". A quick "no" only: scanSsti makes the exact checks.
  */
 export function sstiWanted(n: i32, mask: u32): bool {
   if (n < 3) return false;
   if (cachedPairs < 0) buildCache();
-  return cachedPairs >= MAX_CACHED || (mask & gateAny) != 0 || (mask & (C_UNDERSCORE | C_ALPHA)) == (C_UNDERSCORE | C_ALPHA);
+  return cachedPairs >= MAX_CACHED || (mask & gateAny) != 0 || (mask & (C_UNDERSCORE | C_ALPHA)) == (C_UNDERSCORE | C_ALPHA) ||
+    (mask & (C_HASH | C_DOLLAR | C_EQ)) == (C_HASH | C_DOLLAR | C_EQ);
 }
 
 /** Runs every SSTI rule over text[0, n). In strip mode adds removal spans instead of findings. */
@@ -258,6 +327,11 @@ export function scanSsti(p: usize, n: i32, mask: u32): void {
       if (on) pairs(r, w, wl, mask, need);
     }
     r = nextRule(r);
+  }
+  // Velocity's #set($x = ...): the first rule of kind template-expression
+  if ((mask & (C_HASH | C_DOLLAR | C_EQ)) == (C_HASH | C_DOLLAR | C_EQ)) {
+    const rv = enabledRule(K_TEMPLATE_EXPR);
+    if (rv >= 0) velocitySet(rv);
   }
   // dunder names hold '_' and letters
   if ((mask & (C_UNDERSCORE | C_ALPHA)) == (C_UNDERSCORE | C_ALPHA) && enabledRule(K_SSTI_DUNDER) >= 0) dunders();
