@@ -8,7 +8,7 @@
 // Linear: every separator and substitution start is read once. The look past a start reads the
 // white space and the path after it, which end at the next start: no unit is read from two starts.
 
-import { at, lower, isAlpha, isAlnum, isDigit, find4, findP, P_CMD } from './text';
+import { at, lower, isAlpha, isAlnum, isDigit, find4, findP, splat8, P_CMD } from './text';
 import { K_SHELL_COMMAND, K_SHELL_RARE, K_SHELL_SUBST, firstRule, enabledRule, ruleWithWord, kindWordFilter, filterMayHave, filterPairMayHave } from './rules';
 import { emit } from './findings';
 import { stripMode, addSpan } from './spans';
@@ -1056,22 +1056,79 @@ function nextFence(i: i32): i32 {
   return len;
 }
 
+/**
+ * A unit where the look below may find something: a backtick; '$' before '(', '{' or 'i' ($(, ${IFS},
+ * $IFS); '{' before a letter or '/' (brace expansion) or after ')' or a gap (the shellshock prefix
+ * "() {"). Anything else the look passes at once.
+ */
+@inline function substitutionAt(i: i32): bool {
+  const c = at(txt, i);
+  if (c == 96) return true;
+  if (c != 36 && c != 123) return false;
+  const d: u32 = i + 1 < len ? at(txt, i + 1) : 0;
+  if (c == 36) return d == 40 || d == 123 || (d | 32) == 105;
+  if (isAlpha(d) || d == 47) return true;
+  const b: u32 = i > 0 ? at(txt, i - 1) : 0;
+  return b == 41 || b == 32 || b == 9 || b == 43;
+}
+
+/**
+ * The next unit at or after i where substitutionAt holds, or len: eight units by hand first (dense
+ * input, "$($(...", would set the vector search up at every one), then eight units a step, each
+ * unit tested with the units before and after it ("{{1}}{{1}}...": every '{' was a step of the
+ * look, a third of the scan).
+ */
+function nextSubstitution(i: i32): i32 {
+  const n = len;
+  const hand = i + 8 < n ? i + 8 : n;
+  for (; i < hand; i++) if (substitutionAt(i)) return i;
+  if (i + 9 > n) {
+    while (i < n && !substitutionAt(i)) i++;
+    return i;
+  }
+  const kDollar = i16x8.extend_low_i8x16_u(splat8(36));
+  const kTick = i16x8.extend_low_i8x16_u(splat8(96));
+  const kBrace = i16x8.extend_low_i8x16_u(splat8(123));
+  const kLp = i16x8.extend_low_i8x16_u(splat8(40));
+  const kRp = i16x8.extend_low_i8x16_u(splat8(41));
+  const kI = i16x8.extend_low_i8x16_u(splat8(105));
+  const kSp = i16x8.extend_low_i8x16_u(splat8(32));
+  const kTab = i16x8.extend_low_i8x16_u(splat8(9));
+  const kPlus = i16x8.extend_low_i8x16_u(splat8(43));
+  const kSlash = i16x8.extend_low_i8x16_u(splat8(47));
+  const kA = i16x8.extend_low_i8x16_u(splat8(97));
+  const k25 = i16x8.extend_low_i8x16_u(splat8(25));
+  while (i + 9 <= n) {
+    const q = txt + (<usize>i << 1);
+    const v = v128.load(q);
+    const vn = v128.load(q, 2);
+    const vp = v128.load(q - 2);
+    const vnl = v128.or(vn, kSp);
+    const dollar = v128.and(i16x8.eq(v, kDollar), v128.or(v128.or(i16x8.eq(vn, kLp), i16x8.eq(vn, kBrace)), i16x8.eq(vnl, kI)));
+    const brace = v128.and(i16x8.eq(v, kBrace), v128.or(v128.or(i16x8.le_u(i16x8.sub(vnl, kA), k25), i16x8.eq(vn, kSlash)),
+      v128.or(v128.or(i16x8.eq(vp, kRp), i16x8.eq(vp, kSp)), v128.or(i16x8.eq(vp, kTab), i16x8.eq(vp, kPlus)))));
+    const m = <u32>i16x8.bitmask(v128.or(v128.or(i16x8.eq(v, kTick), dollar), brace));
+    if (m != 0) return i + <i32>ctz(m);
+    i += 8;
+  }
+  while (i < n && !substitutionAt(i)) i++;
+  return i;
+}
+
 /** $(cmd, `cmd, ${IFS}, $IFS, {cmd,arg}, () { :; }. */
 function substitutions(r: i32): void {
   let i = 0;
   while (i < len) {
-    let c = at(txt, i);
-    if (!(c == 36 || c == 96 || c == 123)) {
-      // a few units by hand first: dense input would restart the vector search at every one
-      const stop = i + 8 < len ? i + 8 : len;
+    // the unit at i and the next by hand (no call: dense input, "$($(...", "{a{a..."), then the search
+    if (!substitutionAt(i)) {
       i++;
-      while (i < stop) { c = at(txt, i); if (c == 36 || c == 96 || c == 123) break; i++; }
-      if (i >= stop) {
-        i = find4(txt, i, len, 36, 96, 123, 123);
+      if (i >= len) return;
+      if (!substitutionAt(i)) {
+        i = nextSubstitution(i + 1);
         if (i >= len) return;
-        c = at(txt, i);
       }
     }
+    const c = at(txt, i);
     if (c == 36) {
       // $IFS, ${IFS}
       let k = i + 1;
