@@ -650,6 +650,7 @@ function scanBreakouts(): void {
   if (rAttr < 0 && !rJs) return;
   sinkFrom = len;
   sinkPos = len;
+  denseUntil = 0;
   if (punctValid(txt, len)) {
     // every quote, in order, from the literal pass's bitmap: one load per 64 units; each look
     // is told where the next quote is (nextQuote)
@@ -693,13 +694,20 @@ function scanBreakouts(): void {
   // "on..." after white space or '/', or at once
   if (rAttr >= 0 && (sp(q) || q == 47 || (q | 32) == 111)) attrBreakoutAt(i);
   if (rJs) {
-    // (the answer kept from the last search, read here: most quotes need no call)
+    // (the answer kept from the last search, read here: most quotes need no call; where the last
+    // search found a candidate at once, the next 256 units go without searching: the look itself
+    // costs what the search would, "'+top/*'+top/*...")
     const x = i + 1;
-    if (!(x >= sinkFrom && x <= sinkPos)) {
+    if (x >= sinkFrom && x <= sinkPos) {
+      if (sinkPos < nq) breakoutJs(i);
+    } else if (x < denseUntil) {
+      breakoutJs(i);
+    } else {
       sinkFrom = x;
       sinkPos = sinkCandidate(x);
+      if (sinkPos - x < 16) denseUntil = x + 256;
+      if (sinkPos < nq) breakoutJs(i);
     }
-    if (sinkPos < nq) breakoutJs(i);
   }
 }
 
@@ -711,6 +719,7 @@ function scanBreakouts(): void {
 // [sinkFrom, sinkPos) holds no candidate; sinkPos is one (or len).
 let sinkFrom = 0;
 let sinkPos = 0;
+let denseUntil = 0; // before this unit, quotes skip the search (its last answer was near)
 
 /** The first unit at or after x (which is no word unit's second or later unit) that starts a word the filter passes, or a '\\'. */
 function sinkCandidate(x: i32): i32 {
