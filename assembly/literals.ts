@@ -60,12 +60,15 @@ export let ifAnchorsOverflow = false;
 // Folded separators a phrase's space may stand for in the text: tab, LF, VT and '+', FF, CR, '/'.
 const PHRASE_GAPS = memory.data<u8>([41, 42, 43, 44, 45, 47, 32]);
 
-// An entry: {i32 rule, i32 param, i32 next, u32 probe}. `probe` holds the folded fourth and
-// fifth units of the param (bits 0-7 and 8-15), which the text must hold at i + 3 and i + 4
-// before the full comparison runs; ANY (0xff) in a byte when that unit cannot be told that
-// way: a param too short, a phrase whose space may stand for more than one unit, a '/' that
-// also matches '\\'.
-const ENTRY = 16;
+// An entry: {i32 rule, i32 param, i32 next, u32 probe, u32 sum4, u32 sum5}. `probe` holds the
+// folded fourth and fifth units of the param (bits 0-7 and 8-15), which the text must hold at
+// i + 3 and i + 4 before the full comparison runs; ANY (0xff) in a byte when that unit cannot be
+// told that way: a param too short, a phrase whose space may stand for more than one unit, a '/'
+// that also matches '\\'. `sum4` and `sum5`, read in a list's first entry only: bit (u & 31) of
+// every fourth and fifth unit of the entries from there to the list's end (all bits for ANY),
+// so that a window whose fourth or fifth unit no entry has skips the list at once (the seven
+// "document..." params under "doc", read for every "DOCTYPE").
+const ENTRY = 24;
 const ANY: u32 = 0xff;
 
 function probe(r: i32, k: i32): u32 {
@@ -97,10 +100,23 @@ function register(h: u32, r: i32, k: i32): void {
   }
   store<u8>(bitmap + (h >> 3), load<u8>(bitmap + (h >> 3)) | <u8>(<u32>1 << (h & 7)));
   const ep = entries + <usize>entryCount * ENTRY;
+  const next = load<i32>(heads + (<usize>h << 2));
+  const pr = probe(r, k);
+  const p4 = pr & 0xff;
+  const p5 = (pr >> 8) & 0xff;
+  let sum4: u32 = p4 == ANY ? 0xffffffff : <u32>1 << (p4 & 31);
+  let sum5: u32 = p5 == ANY ? 0xffffffff : <u32>1 << (p5 & 31);
+  if (next >= 0) {
+    const np = entries + <usize>next * ENTRY;
+    sum4 |= load<u32>(np + 16);
+    sum5 |= load<u32>(np + 20);
+  }
   store<i32>(ep, r);
   store<i32>(ep + 4, k);
-  store<i32>(ep + 8, load<i32>(heads + (<usize>h << 2)));
-  store<u32>(ep + 12, probe(r, k));
+  store<i32>(ep + 8, next);
+  store<u32>(ep + 12, pr);
+  store<u32>(ep + 16, sum4);
+  store<u32>(ep + 20, sum5);
   store<i32>(heads + (<usize>h << 2), entryCount);
   entryCount++;
 }
@@ -479,9 +495,13 @@ import { ruleKindOf } from './rules';
 /** Verifies every literal of window hash h at i. */
 function checkBucket(h: u32, i: i32, onlyKind: i32): void {
   let e = load<i32>(heads + (<usize>h << 2));
+  if (e < 0) return;
   // the text's fourth and fifth units, folded (0xfe where the text ends: no param unit folds to it)
   const t4: u32 = i + 3 < len ? fold(at(txt, i + 3)) : 0xfe;
   const t5: u32 = i + 4 < len ? fold(at(txt, i + 4)) : 0xfe;
+  // no entry of the list has these units (the first entry holds the list's summary)
+  const hp = entries + <usize>e * ENTRY;
+  if (((load<u32>(hp + 16) >> (t4 & 31)) & (load<u32>(hp + 20) >> (t5 & 31)) & 1) == 0) return;
   while (e >= 0) {
     const ep = entries + <usize>e * ENTRY;
     const pr = load<u32>(ep + 12);
