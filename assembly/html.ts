@@ -8,7 +8,7 @@ import { at, lower, lowerLiteralIs, isAlpha, isAlnum, isSpace, find1, find4, fin
 import {
   K_HTML_TAG, K_HTML_EVENT_ATTR, K_HTML_ATTR_NAME, K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR,
   K_ATTR_BREAKOUT, K_JS_BREAKOUT, firstRule, nextRule, ruleEnabled, paramCount,
-  paramPtr, paramLen, ruleWithWord, kindActive, mayStartWith, kindFirstMask, kindLenMask, kindWordFilter, filterMayHave,
+  paramPtr, paramLen, ruleWithWord, kindActive, mayStartWith, kindFirstMask, kindLenMask, kindWordFilter, filterMayHave, enabledRule,
 } from './rules';
 import { emit, fired } from './findings';
 import { stripMode, addSpan } from './spans';
@@ -375,11 +375,30 @@ let attrFirst: u32 = 0;
 
 let attrNameFilter: usize = 0; // kindWordFilter(K_HTML_ATTR_NAME), set by scanXss
 
+/** The attribute name at ns (nl units) is x-on:..., v-on:... or hx-on followed by ':' or '-'. */
+function frameworkEvent(ns: i32, nl: i32): bool {
+  if (nl < 6) return false;
+  const a = lower(at(txt, ns));
+  if ((a == 120 || a == 118) && at(txt, ns + 1) == 45 && lower(at(txt, ns + 2)) == 111 && lower(at(txt, ns + 3)) == 110 && at(txt, ns + 4) == 58) return true;
+  if (a == 104 && lower(at(txt, ns + 1)) == 120 && at(txt, ns + 2) == 45 && lower(at(txt, ns + 3)) == 111 && lower(at(txt, ns + 4)) == 110) {
+    const c = at(txt, ns + 5);
+    return c == 58 || c == 45;
+  }
+  return false;
+}
+
 function judgeAttr(ns: i32, ne: i32, vs: i32, ve: i32, spanEnd: i32): void {
   const nl = ne - ns;
   // event handlers: on + letters
   if (nl > 2 && lower(at(txt, ns)) == 111 && lower(at(txt, ns + 1)) == 110 && isAlpha(at(txt, ns + 2))) {
     const r = ruleWithWord(K_HTML_EVENT_ATTR, txt, ns, 2);
+    if (r >= 0) { hit(r, ns, spanEnd); return; }
+  }
+  // script frameworks' event bindings, which run their value as code on pages that load the
+  // framework: Alpine's and Vue's @click, x-on:click, v-on:click, htmx's hx-on:click and hx-on-click
+  // (with a value: "<Jane @jane>" names no handler)
+  if (vs >= 0 && nl > 1 && ((at(txt, ns) == 64 && isAlpha(at(txt, ns + 1))) || frameworkEvent(ns, nl))) {
+    const r = enabledRule(K_HTML_EVENT_ATTR);
     if (r >= 0) { hit(r, ns, spanEnd); return; }
   }
   const an = filterMayHave(attrNameFilter, txt, ns, nl) ? ruleWithWord(K_HTML_ATTR_NAME, txt, ns, nl) : -1;
@@ -685,11 +704,12 @@ function scanBreakouts(): void {
   // can follow (the common case in text: "don't", "it's", {"a":...)
   if (isAlnum(q) && (q | 32) != 111) return;
   // neither white space, '/' nor "on" after the quote: only an operator directly, then one of
-  // what the operator run, an identifier (or its escape), an array or a gap starts with ('{"a":{' ends here)
+  // what the operator run, an identifier (or its escape), an array, a gap or another operator
+  // starts with ("');import(...)", "'});fetch(...)", "'),x"; '{"a":{' ends here)
   if (!(sp(q) || q == 47 || (q | 32) == 111)) {
     if (!jsOperator(q)) return;
     const c = i + 2 < len ? at(txt, i + 2) : 0;
-    if (!(isAlnum(c) || c == 95 || c == 36 || c == q || sp(c) || c == 40 || c == 126 || c == 33 || c == 47 || c == 91 || c == 92)) return;
+    if (!(isAlnum(c) || c == 95 || c == 36 || c == q || sp(c) || c == 40 || c == 126 || c == 33 || c == 47 || c == 91 || c == 92 || jsOperator(c))) return;
   }
   // "on..." after white space or '/', or at once
   if (rAttr >= 0 && (sp(q) || q == 47 || (q | 32) == 111)) attrBreakoutAt(i);
@@ -1131,9 +1151,12 @@ function schemeBefore(i: i32, minScheme: i32): bool {
   }
   prevColon = i;
   if (i - s < minScheme) return false; // too few units before the ':' for a listed scheme
-  // a URL starts at the value start or right after '=', '(' or a quote
+  // a URL starts at the value start or right after '=', '(' or a quote; after '<' (markdown's
+  // autolink, <javascript:...>), ']' (BBCode's [url]javascript:...[/url]), or "]:" and white space
+  // (a markdown link reference definition, "[1]: javascript:...")
   const p = s > 0 ? at(txt, s - 1) : 0;
-  if (!(s == 0 || p == 61 || p == 40 || p == 34 || p == 39 || p == 96)) return false;
+  if (!(s == 0 || p == 61 || p == 40 || p == 34 || p == 39 || p == 96 || p == 60 || p == 93 ||
+    (p == 58 && s >= 2 && at(txt, s - 2) == 93 && s < i && at(txt, s) <= 32))) return false;
   if (!readScheme(s, len) || schemeEnd != i + 1) return false;
   let r = schemeRule();
   if (r < 0) r = dataRule(len);

@@ -2,9 +2,9 @@
 // separators, '/' and '\' alike), known sensitive files at segment boundaries, stream
 // wrappers, and NUL bytes that truncate file names. Linear in the value.
 
-import { at, lower, isAlnum, findDots, pathLiteralAt, fileEntryEnds } from './text';
+import { at, lower, isAlnum, find1, findDots, pathLiteralAt, fileEntryEnds } from './text';
 import {
-  K_PATH_TRAVERSAL, K_PATH_FILE, K_PATH_NUL, firstRule, nextRule, ruleEnabled,
+  K_PATH_TRAVERSAL, K_PATH_FILE, K_PATH_NUL, K_PATH_UNC, firstRule, nextRule, ruleEnabled,
   paramCount, paramPtr, paramLen, enabledRule,
 } from './rules';
 import { emit } from './findings';
@@ -160,15 +160,55 @@ function anchoredFiles(r: i32, n: i32, s0: i32): bool {
 }
 
 /**
- * The path view of a value: literal hex bytes of '.', '/' and '\' (0x2e, 0x2f, 0x5c) and
- * slash look-alikes become the characters they stand for, with a map back to the value's offsets.
- * Returns false (and builds nothing) when the value has none of them.
+ * Windows' best-fit mapping turns these into '\\' when a wide path goes through an ANSI file API:
+ * the yen sign (Japanese code page 932) and the won sign (Korean 949), "..¥..¥web.config".
  */
-function buildView(p: usize, n: i32): bool {
+@inline function backslashLike(c: u32): bool {
+  return c == 0xa5 || c == 0x20a9;
+}
+
+/** A JSON or JavaScript escape of '.', '/' or '\\' at i: "\\u002e", "\\u002f", "\\u005c" (their unit, or 0). */
+@inline function escapedSep(p: usize, n: i32, i: i32): u32 {
+  if (i + 5 >= n || at(p, i) != 92 || (at(p, i + 1) | 32) != 117 || at(p, i + 2) != 48 || at(p, i + 3) != 48) return 0;
+  const h = at(p, i + 4);
+  const l = lower(at(p, i + 5));
+  if (h == 50 && l == 101) return 46;
+  if (h == 50 && l == 102) return 47;
+  if (h == 53 && l == 99) return 92;
+  return 0;
+}
+
+/**
+ * The path view of a value: literal hex bytes of '.', '/' and '\' (0x2e, 0x2f, 0x5c), their
+ * JSON escapes (\u002e, \u002f, \u005c: a JSON value a server parses before using it as a path)
+ * and slash look-alikes become the characters they stand for, with a map back to the value's
+ * offsets. Returns false (and builds nothing) when the value has none of them.
+ */
+function buildView(p: usize, n: i32, scanAll: bool): bool {
   let need = false;
-  for (let i = 0; i < n; i++) {
-    const c = at(p, i);
-    if (slashLike(c) || (c == 48 && i + 3 < n && (at(p, i + 1) | 32) == 120)) { need = true; break; }
+  if (!scanAll) {
+    // an ASCII value with no "0x": only the escapes can hold, at a '\\' (found sixteen units at a time)
+    let i = find1(p, 0, n, 92);
+    while (i < n) {
+      if (escapedSep(p, n, i) != 0) { need = true; break; }
+      // the next units by hand first (runs of '\\' would set the vector search up at each one)
+      let k = i + 1;
+      const stop = k + 8 < n ? k + 8 : n;
+      while (k < stop && at(p, k) != 92) k++;
+      i = k < stop ? k : find1(p, stop, n, 92);
+    }
+  } else {
+    for (let i = 0; i < n; i++) {
+      const c = at(p, i);
+      if (c < 0x80) {
+        if ((c == 48 && i + 3 < n && (at(p, i + 1) | 32) == 120) || (c == 92 && escapedSep(p, n, i) != 0)) { need = true; break; }
+        continue;
+      }
+      if (slashLike(c)) { need = true; break; }
+      // the yen and won signs only next to a dot or after a drive's ':' ("..¥", "C:¥"): prices
+      // ("¥500") do not make a second reading of the value
+      if (backslashLike(c) && ((i > 0 && (at(p, i - 1) == 46 || at(p, i - 1) == 58)) || (i + 1 < n && at(p, i + 1) == 46))) { need = true; break; }
+    }
   }
   if (!need) return false;
   const buf = arenaAlloc((<usize>n + 4) << 1);
@@ -178,6 +218,8 @@ function buildView(p: usize, n: i32): bool {
     let c = at(p, i);
     let w = 1;
     if (slashLike(c)) c = 47;
+    else if (backslashLike(c)) c = 92;
+    else if (c == 92 && escapedSep(p, n, i) != 0) { c = escapedSep(p, n, i); w = 6; }
     else if (c == 48 && i + 3 < n && (at(p, i + 1) | 32) == 120) {
       const h = at(p, i + 2);
       const l = lower(at(p, i + 3));
@@ -212,10 +254,93 @@ function detect(n: i32, mask: u32): void {
   }
 }
 
+/** An IPv4 address in dotted-quad form is txt[s, e). */
+function dottedQuad(s: i32, e: i32): bool {
+  let parts = 1;
+  let digits = 0;
+  for (let k = s; k < e; k++) {
+    const c = at(txt, k);
+    if (c == 46) {
+      if (digits == 0) return false;
+      parts++;
+      digits = 0;
+    } else if (c - 48 < 10) {
+      if (++digits > 3) return false;
+    } else return false;
+  }
+  return parts == 4 && digits > 0;
+}
+
+/** txt[s, e) equals the lower-case ASCII word w, case-insensitively. */
+function textIs(s: i32, e: i32, w: string): bool {
+  if (e - s != w.length) return false;
+  for (let k = 0; k < w.length; k++) if (lower(at(txt, s + k)) != <u32>w.charCodeAt(k)) return false;
+  return true;
+}
+
+/**
+ * A Windows UNC or device path at the value's start (white space and quotes aside) that a file
+ * API opens over the network or in the device namespace: "\\?\" and "\\.\" (also "//?/"),
+ * and, after two separators of which one is '\\', a host that is an IPv4 address or localhost,
+ * a WebDAV host (host@SSL, host@80), an administrative share (c$, admin$), or a last segment
+ * whose extension is a param (a server-side script: "\\host\share\x.php"). A share on a named
+ * host ("\\fileserver\docs\q3.xlsx", what an IT ticket holds) is not reported. Reads the
+ * value once.
+ */
+function unc(r: i32): void {
+  let i = 0;
+  while (i < len && (at(txt, i) <= 32 || at(txt, i) == 34 || at(txt, i) == 39)) i++;
+  if (i + 3 >= len || !isSep(at(txt, i)) || !isSep(at(txt, i + 1))) return;
+  const s0 = i;
+  const back = at(txt, i) == 92 || at(txt, i + 1) == 92;
+  i += 2;
+  const c = at(txt, i);
+  if ((c == 63 || c == 46) && isSep(at(txt, i + 1))) { hit(r, s0, i + 2); return; }
+  if (!back) return;
+  // the host: up to the next separator (at most 255 units)
+  const hs = i;
+  while (i < len && !isSep(at(txt, i)) && at(txt, i) > 32 && i - hs < 256) i++;
+  const he = i;
+  if (he == hs || i >= len || !isSep(at(txt, i))) return;
+  for (let k = hs; k < he; k++) {
+    if (at(txt, k) != 64) continue;
+    // WebDAV: host@SSL, host@SSL@443, host@80
+    if (k + 1 < he && (at(txt, k + 1) - 48 < 10 || (k + 3 < he + 1 && textIs(k + 1, k + 4 < he ? k + 4 : he, 'ssl')))) { hit(r, s0, he); return; }
+  }
+  if (dottedQuad(hs, he) || textIs(hs, he, 'localhost')) { hit(r, s0, he); return; }
+  // the share: an administrative one ends in '$' (c$, admin$, ipc$)
+  const ss = i + 1;
+  let j = ss;
+  while (j < len && !isSep(at(txt, j)) && at(txt, j) > 32) j++;
+  if (j > ss + 1 && at(txt, j - 1) == 36) { hit(r, s0, j); return; }
+  // the last segment's extension: white space or a quote ends the path
+  let e = j;
+  while (e < len && at(txt, e) > 32 && at(txt, e) != 34 && at(txt, e) != 39) e++;
+  let dot = -1;
+  for (let k = e - 1; k > ss && !isSep(at(txt, k)); k--) if (at(txt, k) == 46) { dot = k; break; }
+  if (dot < 0 || dot + 1 >= e) return;
+  const np = paramCount(r);
+  for (let k = 0; k < np; k++) {
+    const w = paramPtr(r, k);
+    const wl = paramLen(r, k);
+    if (wl != e - dot - 1) continue;
+    let same = true;
+    for (let q = 0; q < wl && same; q++) same = lower(at(txt, dot + 1 + q)) == <u32>load<u8>(w + q);
+    if (same) { hit(r, s0, e); return; }
+  }
+}
+
 export function scanPath(p: usize, n: i32, mask: u32): void {
   txt = p;
   len = n;
   map = 0;
+  if ((mask & (C_SLASH | C_BSLASH)) != 0) {
+    let r = firstRule(K_PATH_UNC);
+    while (r >= 0) {
+      if (ruleEnabled(r)) unc(r);
+      r = nextRule(r);
+    }
+  }
   if ((mask & C_NUL) != 0) {
     const r = enabledRule(K_PATH_NUL);
     if (r >= 0) {
@@ -223,7 +348,8 @@ export function scanPath(p: usize, n: i32, mask: u32): void {
     }
   }
   if ((mask & (C_DOT | C_SLASH | C_BSLASH)) != 0) detect(n, mask);
-  if (((mask & C_NONASCII) != 0 || sawHexByte) && buildView(p, n)) {
+  const scanAll = (mask & C_NONASCII) != 0 || sawHexByte;
+  if ((scanAll || (mask & C_BSLASH) != 0) && buildView(p, n, scanAll)) {
     detect(n, C_DOT | C_SLASH); // the view maps to dots and separators
     // sensitive files on the view, with offsets mapped back to the value
     setLiteralMap(map, mapLen);

@@ -37,6 +37,7 @@ export const K_PATH_TRAVERSAL = 40;
 export const K_PATH_FILE = 41;
 export const K_PATH_WRAPPER = 42;
 export const K_PATH_NUL = 43;
+export const K_PATH_UNC = 44;
 export const K_OBJECT_KEY = 45; // keys of objects: judged by the bindings' object walk, not by scan
 export const K_URL_INTERNAL = 46; // URLs to internal hosts: judged by the bindings (validateUrl) on decoded text
 export const K_URL_SMUGGLING = 47; // URLs of request-smuggling schemes: reported by the bindings
@@ -52,7 +53,7 @@ const KIND_NAMES: string[] = [
   'html-tag', 'html-event-attr', 'html-attr-name', 'url-scheme', 'data-url', 'css-expression',
   'attr-breakout', 'js-breakout', 'js-call', 'substring',
   'sql-tautology', 'sql-union', 'sql-stacked', 'sql-call', 'sql-phrase', 'sql-comment', 'sql-breakout', 'sql-conditional',
-  'path-traversal', 'path-file', 'path-wrapper', 'path-nul',
+  'path-traversal', 'path-file', 'path-wrapper', 'path-nul', 'path-unc',
   'decode-excess', 'limit-oversize', 'engine-fault',
   'template-expression', 'template-name', 'ssti-dunder', 'xml-doctype', 'xml-entity', 'xml-cdata',
   'shell-command', 'shell-command-rare', 'shell-substitution', 'object-key', 'url-internal', 'url-smuggling',
@@ -61,7 +62,7 @@ const KIND_CODES: i32[] = [
   K_HTML_TAG, K_HTML_EVENT_ATTR, K_HTML_ATTR_NAME, K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR,
   K_ATTR_BREAKOUT, K_JS_BREAKOUT, K_JS_CALL, K_SUBSTRING,
   K_SQL_TAUTOLOGY, K_SQL_UNION, K_SQL_STACKED, K_SQL_CALL, K_SQL_PHRASE, K_SQL_COMMENT, K_SQL_BREAKOUT, K_SQL_CONDITIONAL,
-  K_PATH_TRAVERSAL, K_PATH_FILE, K_PATH_WRAPPER, K_PATH_NUL,
+  K_PATH_TRAVERSAL, K_PATH_FILE, K_PATH_WRAPPER, K_PATH_NUL, K_PATH_UNC,
   K_DECODE_EXCESS, K_LIMIT_OVERSIZE, K_ENGINE_FAULT,
   K_TEMPLATE_EXPR, K_TEMPLATE_NAME, K_SSTI_DUNDER, K_XML_DOCTYPE, K_XML_ENTITY, K_XML_CDATA,
   K_SHELL_COMMAND, K_SHELL_RARE, K_SHELL_SUBST, K_OBJECT_KEY, K_URL_INTERNAL, K_URL_SMUGGLING,
