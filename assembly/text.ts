@@ -20,10 +20,16 @@
 /**
  * A path-file entry's end boundary (literals.ts for plain entries, path.ts for anchored ones):
  * the entry ending in `last` matched up to e; one that ends in '/' or '_' is a prefix
- * ('^/etc/', '^/tmp/sess_'), any other must not go on with a letter or digit ("etc/passwords").
+ * ('^/etc/', '^/tmp/sess_'), any other must not go on with a letter or digit ("etc/passwords"),
+ * nor with '-' and a letter.
  */
 export function fileEntryEnds(t: usize, n: i32, e: i32, last: u32): bool {
-  return e >= n || last == 47 || last == 95 || !isAlnum(at(t, e));
+  if (e >= n || last == 47 || last == 95) return true;
+  const c = at(t, e);
+  // '-' and a letter go on into another name: a URL slug ("/etc/passwd-reset", "/blog/.env-files");
+  // "/etc/passwd-" (the backup file) ends there
+  if (c == 45) return !(e + 1 < n && isAlpha(at(t, e + 1)));
+  return !isAlnum(c);
 }
 
 @inline export function isHex(c: u32): bool {
