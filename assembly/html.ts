@@ -387,6 +387,38 @@ function frameworkEvent(ns: i32, nl: i32): bool {
   return false;
 }
 
+/**
+ * htmx runs two attribute values as code: a filter in brackets in hx-trigger ("load[import(...)]",
+ * a call inside the brackets) and an hx-vals or hx-headers value that starts with "js:" or
+ * "javascript:".
+ */
+function htmxScript(ns: i32, nl: i32, vs: i32, ve: i32): bool {
+  if (nl < 7 || lower(at(txt, ns)) != 104 || lower(at(txt, ns + 1)) != 120 || at(txt, ns + 2) != 45) return false;
+  if (nl == 10 && lowerLiteralAt(ns + 3, 'trigger')) {
+    // a '[' and, inside the brackets, a '(' (the filter calls something)
+    let open = false;
+    for (let k = vs; k < ve; k++) {
+      const c = at(txt, k);
+      if (c == 91) open = true;
+      else if (c == 93) open = false;
+      else if (c == 40 && open) return true;
+    }
+    return false;
+  }
+  if ((nl == 7 && lowerLiteralAt(ns + 3, 'vals')) || (nl == 10 && lowerLiteralAt(ns + 3, 'headers'))) {
+    let k = vs;
+    while (k < ve && isSpace(at(txt, k))) k++;
+    return (k + 3 <= ve && lowerLiteralAt(k, 'js:')) || (k + 11 <= ve && lowerLiteralAt(k, 'javascript:'));
+  }
+  return false;
+}
+
+/** txt at k holds the lower-case ASCII word w, case-insensitively (the caller checked the length). */
+function lowerLiteralAt(k: i32, w: string): bool {
+  for (let j = 0; j < w.length; j++) if (lower(at(txt, k + j)) != <u32>w.charCodeAt(j)) return false;
+  return true;
+}
+
 function judgeAttr(ns: i32, ne: i32, vs: i32, ve: i32, spanEnd: i32): void {
   const nl = ne - ns;
   // event handlers: on + letters
@@ -395,9 +427,10 @@ function judgeAttr(ns: i32, ne: i32, vs: i32, ve: i32, spanEnd: i32): void {
     if (r >= 0) { hit(r, ns, spanEnd); return; }
   }
   // script frameworks' event bindings, which run their value as code on pages that load the
-  // framework: Alpine's and Vue's @click, x-on:click, v-on:click, htmx's hx-on:click and hx-on-click
-  // (with a value: "<Jane @jane>" names no handler)
-  if (vs >= 0 && nl > 1 && ((at(txt, ns) == 64 && isAlpha(at(txt, ns + 1))) || frameworkEvent(ns, nl))) {
+  // framework: Alpine's and Vue's @click, x-on:click, v-on:click, htmx's hx-on:click and hx-on-click,
+  // and htmx's script in hx-trigger, hx-vals and hx-headers (with a value: "<Jane @jane>" names
+  // no handler)
+  if (vs >= 0 && nl > 1 && ((at(txt, ns) == 64 && isAlpha(at(txt, ns + 1))) || frameworkEvent(ns, nl) || htmxScript(ns, nl, vs, ve))) {
     const r = enabledRule(K_HTML_EVENT_ATTR);
     if (r >= 0) { hit(r, ns, spanEnd); return; }
   }
