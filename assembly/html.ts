@@ -1255,6 +1255,49 @@ function scanHandlerAttrs(): void {
   return sp(c) || (isAlpha(c) && isAlpha(at(txt, q - 2)) && isAlpha(at(txt, q - 3)) && isAlpha(at(txt, q - 4)));
 }
 
+/**
+ * The attribute name that ends at e (its last letters start at ls) is a script framework's
+ * binding after white space or '/': "@click", "@click.prevent", "x-on:click", "v-on:click",
+ * "hx-on:click" (the event a listed one: "on" and its name is an attr-breakout param), "x-init",
+ * "x-effect", "x-html", "v-html". Its start, or -1. Reads at most 48 units back.
+ */
+const EVENT_BUF = memory.data(64 + 4); // "on" and an event name of at most 30 units
+function frameworkNameBefore(ls: i32, e: i32): i32 {
+  let s = ls;
+  while (s > 0 && e - s < 48) {
+    const c = at(txt, s - 1);
+    if (isAlpha(c) || c == 45 || c == 58 || c == 46) { s--; continue; }
+    break;
+  }
+  if (s > 0 && at(txt, s - 1) == 64) s--;
+  if (s == 0 || s == ls) return -1;
+  const b = at(txt, s - 1);
+  if (!(sp(b) || b == 47)) return -1;
+  const nl = e - s;
+  // an event binding names a listed event ("@home=(soon)" names none): after '@' or the prefix,
+  // up to a modifier ('.') or the end
+  let ev = -1;
+  if (at(txt, s) == 64) ev = s + 1;
+  else if (frameworkEvent(s, nl)) {
+    ev = s + 5;
+    while (ev < e && (at(txt, ev) == 58 || at(txt, ev) == 45)) ev++;
+  }
+  if (ev >= 0) {
+    let ee = ev;
+    while (ee < e && isAlpha(at(txt, ee))) ee++;
+    const el = ee - ev;
+    if (el < 2 || el > 30) return -1;
+    store<u16>(EVENT_BUF, 111);
+    store<u16>(EVENT_BUF, 110, 2);
+    for (let k = 0; k < el; k++) store<u16>(EVENT_BUF + 4 + (<usize>k << 1), <u16>at(txt, ev + k));
+    if (!filterMayHave(attrBreakoutFilter, EVENT_BUF, 0, el + 2)) return -1;
+    return ruleWithWord(K_ATTR_BREAKOUT, EVENT_BUF, 0, el + 2) >= 0 ? s : -1;
+  }
+  if ((nl == 6 && (lowerLiteralAt(s, 'x-init') || lowerLiteralAt(s, 'x-html') || lowerLiteralAt(s, 'v-html'))) ||
+    (nl == 8 && lowerLiteralAt(s, 'x-effect'))) return s;
+  return -1;
+}
+
 /** Some html-event-attr rule has reported this value. */
 function handlerReported(): bool {
   let r = firstRule(K_HTML_EVENT_ATTR);
@@ -1272,12 +1315,23 @@ function handlerAt(q: i32): bool {
   let s = e;
   while (s > 0 && e - s < 48 && isAlpha(at(txt, s - 1))) s--;
   if (e - s < 4 || s == 0) return false;
-  const b = at(txt, s - 1);
-  if (!(sp(b) || b == 47)) return false;
-  if (lower(at(txt, s)) != 111 || lower(at(txt, s + 1)) != 110) return false;
-  if (!filterMayHave(attrBreakoutFilter, txt, s, e - s)) return false;
-  const r = ruleWithWord(K_ATTR_BREAKOUT, txt, s, e - s);
-  if (r < 0) return false;
+  let r = -1;
+  // a script framework's binding ("' x-data x-init=import(...) x='", "\" @click=fetch(...)"):
+  // letters, '-', ':', '.' and a leading '@' back from the '='
+  const f = frameworkNameBefore(s, e);
+  if (f >= 0) {
+    r = firstRule(K_ATTR_BREAKOUT);
+    while (r >= 0 && !ruleEnabled(r)) r = nextRule(r);
+    if (r < 0) return false;
+    s = f;
+  } else {
+    const b = at(txt, s - 1);
+    if (!(sp(b) || b == 47)) return false;
+    if (lower(at(txt, s)) != 111 || lower(at(txt, s + 1)) != 110) return false;
+    if (!filterMayHave(attrBreakoutFilter, txt, s, e - s)) return false;
+    r = ruleWithWord(K_ATTR_BREAKOUT, txt, s, e - s);
+    if (r < 0) return false;
+  }
   if (fired(r)) return true;
   // the value right after the '=' ("onload = (see the docs)" is prose)
   let k = q + 1;
