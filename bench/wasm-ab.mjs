@@ -1,0 +1,61 @@
+// Two or more engine builds alternated in one process, on 1 MB of repeated units (or the benign
+// text): the comparison for a speed change, which single runs of bench/wasm-only.mjs cannot settle
+// on this machine (it drifts by 10-50% between minutes; here every build sees the same drift).
+//
+//   node bench/wasm-ab.mjs <a.wasm> <b.wasm> [more.wasm] [--rounds 5] UNIT [UNIT ...]
+//     UNIT: a string repeated to 1,048,576 units; BENIGN: the benign text of npm run bench at
+//     1 MB; BENIGN64K: the same at 64 KB
+//
+// Prints, per unit, the best time per scan_batch call of each build over the rounds (each round
+// runs every unit on every build in turn). The engine alone: no bindings, no JavaScript packing
+// in the timing.
+import fs from 'node:fs';
+import { benignText } from './inputs.mjs';
+
+const args = process.argv.slice(2);
+const wasms = args.filter((a) => a.endsWith('.wasm'));
+const ri = args.indexOf('--rounds');
+const rounds = ri >= 0 ? Number(args[ri + 1]) : 5;
+const units = args.filter((a, i) => !a.endsWith('.wasm') && a !== '--rounds' && args[i - 1] !== '--rounds');
+if (wasms.length < 1 || units.length < 1) {
+  console.error('usage: node bench/wasm-ab.mjs <a.wasm> [b.wasm ...] [--rounds N] UNIT [UNIT ...]');
+  process.exit(2);
+}
+const inst = [];
+for (const w of wasms) {
+  const { instance } = await WebAssembly.instantiate(fs.readFileSync(w), { env: { abort() { throw new Error(`${w} aborted`); } } });
+  const ex = instance.exports;
+  if (ex.init(ex.rules_default_ptr(), ex.rules_default_len()) < 0) throw new Error(`${w}: rule blob rejected`);
+  ex.set_max_value_length(1 << 21);
+  inst.push(ex);
+}
+const n = 1 << 20;
+const vals = units.map((u) => (u === 'BENIGN' ? benignText(n) : u === 'BENIGN64K' ? benignText(65536) : u.repeat(Math.ceil(n / u.length)).slice(0, n)));
+
+function pack(ex, s) {
+  const p = ex.batch_reserve(1, s.length);
+  const dv = new DataView(ex.memory.buffer);
+  dv.setUint32(p, 1, true);
+  dv.setUint32(p + 4, 0, true);
+  dv.setUint32(p + 8, s.length, true);
+  const u16 = new Uint16Array(ex.memory.buffer, p + 12, s.length);
+  for (let i = 0; i < s.length; i++) u16[i] = s.charCodeAt(i);
+}
+
+const best = units.map(() => wasms.map(() => Infinity));
+for (let r = 0; r < rounds; r++) {
+  for (let u = 0; u < units.length; u++) {
+    for (let w = 0; w < wasms.length; w++) {
+      const ex = inst[w];
+      pack(ex, vals[u]);
+      const reps = vals[u].length < 100000 ? 200 : 3;
+      if (ex.scan_batch() < 0) throw new Error('batch rejected');
+      const t0 = process.hrtime.bigint();
+      for (let k = 0; k < reps; k++) ex.scan_batch();
+      best[u][w] = Math.min(best[u][w], Number(process.hrtime.bigint() - t0) / reps / 1e3);
+    }
+  }
+}
+console.log(`best of ${rounds} rounds, per scan_batch call; builds: ${wasms.join(', ')}`);
+const fmt = (t) => (t >= 1000 ? `${(t / 1000).toFixed(2)} ms` : `${t.toFixed(1)} us`).padStart(10);
+for (let u = 0; u < units.length; u++) console.log(JSON.stringify(units[u]).padEnd(24), best[u].map(fmt).join(' '));
