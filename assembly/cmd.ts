@@ -8,7 +8,7 @@
 // Linear: every separator and substitution start is read once. The look past a start reads the
 // white space and the path after it, which end at the next start: no unit is read from two starts.
 
-import { at, lower, isAlpha, isAlnum, isDigit, find4, findP, splat8, P_CMD } from './text';
+import { at, lower, isAlpha, isAlnum, isDigit, find4, findP, splat16, P_CMD } from './text';
 import { K_SHELL_COMMAND, K_SHELL_RARE, K_SHELL_SUBST, firstRule, enabledRule, ruleWithWord, kindWordFilter, filterMayHave, filterPairMayHave } from './rules';
 import { emit } from './findings';
 import { stripMode, addSpan } from './spans';
@@ -1086,18 +1086,18 @@ function nextSubstitution(i: i32): i32 {
     while (i < n && !substitutionAt(i)) i++;
     return i;
   }
-  const kDollar = i16x8.extend_low_i8x16_u(splat8(36));
-  const kTick = i16x8.extend_low_i8x16_u(splat8(96));
-  const kBrace = i16x8.extend_low_i8x16_u(splat8(123));
-  const kLp = i16x8.extend_low_i8x16_u(splat8(40));
-  const kRp = i16x8.extend_low_i8x16_u(splat8(41));
-  const kI = i16x8.extend_low_i8x16_u(splat8(105));
-  const kSp = i16x8.extend_low_i8x16_u(splat8(32));
-  const kTab = i16x8.extend_low_i8x16_u(splat8(9));
-  const kPlus = i16x8.extend_low_i8x16_u(splat8(43));
-  const kSlash = i16x8.extend_low_i8x16_u(splat8(47));
-  const kA = i16x8.extend_low_i8x16_u(splat8(97));
-  const k25 = i16x8.extend_low_i8x16_u(splat8(25));
+  const kDollar = splat16(36);
+  const kTick = splat16(96);
+  const kBrace = splat16(123);
+  const kLp = splat16(40);
+  const kRp = splat16(41);
+  const kI = splat16(105);
+  const kSp = splat16(32);
+  const kTab = splat16(9);
+  const kPlus = splat16(43);
+  const kSlash = splat16(47);
+  const kA = splat16(97);
+  const k25 = splat16(25);
   while (i + 9 <= n) {
     const q = txt + (<usize>i << 1);
     const v = v128.load(q);

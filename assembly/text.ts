@@ -124,6 +124,11 @@ const BYTE_VALUES = memory.data(256);
   return i8x16.splat(<i8>load<u8>(BYTE_VALUES + <usize>v));
 }
 
+/** splat8 for eight 16-bit lanes (v below 256). */
+@inline export function splat16(v: i32): v128 {
+  return i16x8.extend_low_i8x16_u(splat8(v));
+}
+
 /** Lexer class bits of a unit; non-ASCII counts as a word character, U+00A0 as space. */
 @inline export function cls(c: u32): u32 {
   return c < 128 ? <u32>load<u8>(CLS + c) : (c == 0xa0 ? 1 : 2);
