@@ -1447,6 +1447,18 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
       }
     }
   }
+  // the other set operators right after the breakout: INTERSECT, EXCEPT (MINUS in Oracle) and a
+  // SELECT with its shape: a row comes back only when the condition holds ("1 intersect select
+  // id,name from users where substr(password,1,1)='s'"); reported by the union rule. Only here,
+  // after a breakout: "everyone except select members from the board" is prose.
+  if (wordIs(c, 'intersect') || wordIs(c, 'except') || wordIs(c, 'minus')) {
+    let m = sig(c + 1);
+    if (wordIs(m, 'all') || wordIs(m, 'distinct')) m = sig(m + 1);
+    if (wordIs(m, 'select') && selectBody(m, true)) {
+      const ru = firstOn(K_SQL_UNION);
+      if (ru >= 0 && !done(ru)) { hitTok(ru, c, m + 1); return; }
+    }
+  }
   // union and statements right after the breakout need no extra shape
   judgeUnion(c, false);
   if (tType(c) == T_SEMI) judgeStacked(c);
