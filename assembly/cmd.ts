@@ -333,13 +333,36 @@ function shellArgument(e: i32, sep: u32, sepAt: i32): bool {
   // a plain word, or punctuation prose also writes ("; cat food", "ps aux", "id #"): only where
   // nothing but an injection's lead stands before the separator, or, after '&' or '|', when a
   // Windows switch follows on the command's line ("& net user x P@ss1 /add")
-  return strongBefore(sepAt, sep) || ((sep == 38 || sep == 124) && windowsSwitchAfter(i));
+  return strongBefore(sepAt, sep) || ((sep == 38 || sep == 124) && windowsCommand() && windowsSwitchAfter(i));
+}
+
+/**
+ * The command word [cmdS, cmdE) is a Windows administration tool that takes switches ("net user x
+ * /add", "reg add ... /f", "schtasks /create"): not a listed command that is also an English word
+ * ("Rent & move in for $900 /mo", "Pay $5 & more later /month").
+ */
+function windowsCommand(): bool {
+  const l = cmdE - cmdS;
+  if (l < 2 || l > 10 || quoted) return false;
+  return wordAt('net') || wordAt('reg') || wordAt('sc') || wordAt('schtasks') || wordAt('icacls') || wordAt('cacls') ||
+    wordAt('wmic') || wordAt('cmd') || wordAt('netsh') || wordAt('certutil') || wordAt('bitsadmin') || wordAt('vssadmin') ||
+    wordAt('bcdedit') || wordAt('wevtutil') || wordAt('cmdkey') || wordAt('msiexec') || wordAt('taskkill') || wordAt('tasklist') ||
+    wordAt('attrib') || wordAt('xcopy') || wordAt('robocopy') || wordAt('findstr') || wordAt('dir') || wordAt('del') ||
+    wordAt('runas') || wordAt('takeown') || wordAt('powershell') || wordAt('pwsh') || wordAt('cscript') || wordAt('wscript') ||
+    wordAt('mshta') || wordAt('rundll32') || wordAt('regsvr32') || wordAt('systeminfo') || wordAt('ipconfig') || wordAt('whoami');
+}
+
+/** The command word is w (lower-case ASCII), case-insensitively. */
+function wordAt(w: string): bool {
+  if (cmdE - cmdS != w.length) return false;
+  for (let k = 0; k < w.length; k++) if (lower(at(txt, cmdS + k)) != <u32>w.charCodeAt(k)) return false;
+  return true;
 }
 
 /**
  * From i to the next separator or line break (at most 96 units): white space, then '/', one to
- * twelve letters, then white space, a quote or the end ("/add", "/c", "/grant"): an option of a
- * Windows command. Not "and/or" or a date: the '/' follows white space. Each call reads only the
+ * twelve letters, then white space, a quote, ':' or the end ("/add", "/c", "/grant:r"): an option
+ * of a Windows command. Not "and/or" or a date: the '/' follows white space. Each call reads only the
  * command's own segment (it stops at the next separator), so the calls of one value read each
  * unit at most once.
  */
@@ -353,7 +376,8 @@ function windowsSwitchAfter(i: i32): bool {
     while (e < len && e - k <= 13 && isAlpha(at(txt, e))) e++;
     const l = e - k - 1;
     if (l < 1 || l > 12) continue;
-    if (e >= len || blank(at(txt, e)) || isQuote(at(txt, e))) return true;
+    // (a value after ':' too: "/active:yes", "/grant:r")
+    if (e >= len || blank(at(txt, e)) || isQuote(at(txt, e)) || at(txt, e) == 58) return true;
   }
   return false;
 }

@@ -375,8 +375,10 @@ let attrFirst: u32 = 0;
 
 let attrNameFilter: usize = 0; // kindWordFilter(K_HTML_ATTR_NAME), set by scanXss
 
-/** The attribute name at ns (nl units) is x-on:..., v-on:... or hx-on followed by ':' or '-'. */
+/** The attribute name at ns (nl units) is x-on:..., v-on:... or hx-on followed by ':' or '-' (data-hx-on too). */
 function frameworkEvent(ns: i32, nl: i32): bool {
+  // (htmx also reads its attributes with a "data-" prefix: data-hx-on:click)
+  if (nl > 5 && lowerLiteralAt(ns, 'data-')) { ns += 5; nl -= 5; }
   if (nl < 6) return false;
   const a = lower(at(txt, ns));
   if ((a == 120 || a == 118) && at(txt, ns + 1) == 45 && lower(at(txt, ns + 2)) == 111 && lower(at(txt, ns + 3)) == 110 && at(txt, ns + 4) == 58) return true;
@@ -393,6 +395,7 @@ function frameworkEvent(ns: i32, nl: i32): bool {
  * "javascript:".
  */
 function htmxScript(ns: i32, nl: i32, vs: i32, ve: i32): bool {
+  if (nl > 5 && lowerLiteralAt(ns, 'data-')) { ns += 5; nl -= 5; }
   if (nl < 7 || lower(at(txt, ns)) != 104 || lower(at(txt, ns + 1)) != 120 || at(txt, ns + 2) != 45) return false;
   if (nl == 10 && lowerLiteralAt(ns + 3, 'trigger')) {
     // a '[' and, inside the brackets, a '(' (the filter calls something)
@@ -428,9 +431,10 @@ function judgeAttr(ns: i32, ne: i32, vs: i32, ve: i32, spanEnd: i32): void {
   }
   // script frameworks' event bindings, which run their value as code on pages that load the
   // framework: Alpine's and Vue's @click, x-on:click, v-on:click, htmx's hx-on:click and hx-on-click,
-  // and htmx's script in hx-trigger, hx-vals and hx-headers (with a value: "<Jane @jane>" names
-  // no handler)
-  if (vs >= 0 && nl > 1 && ((at(txt, ns) == 64 && isAlpha(at(txt, ns + 1))) || frameworkEvent(ns, nl) || htmxScript(ns, nl, vs, ve))) {
+  // and htmx's script in hx-trigger, hx-vals and hx-headers (with a value; after '@' a listed event
+  // or petite-vue's @vue:mounted: "<Jane @jane>", "<team @ops=yes>" name no handler)
+  if (vs >= 0 && nl > 1 && ((at(txt, ns) == 64 && (listedEventAt(ns + 1, ne) || (nl > 5 && lowerLiteralAt(ns + 1, 'vue:')))) ||
+    frameworkEvent(ns, nl) || htmxScript(ns, nl, vs, ve))) {
     const r = enabledRule(K_HTML_EVENT_ATTR);
     if (r >= 0) { hit(r, ns, spanEnd); return; }
   }
@@ -1189,7 +1193,7 @@ function schemeBefore(i: i32, minScheme: i32): bool {
   // (a markdown link reference definition, "[1]: javascript:...")
   const p = s > 0 ? at(txt, s - 1) : 0;
   if (!(s == 0 || p == 61 || p == 40 || p == 34 || p == 39 || p == 96 || p == 60 || p == 93 ||
-    (p == 58 && s >= 2 && at(txt, s - 2) == 93 && s < i && at(txt, s) <= 32))) return false;
+    (p == 58 && s >= 2 && at(txt, s - 2) == 93))) return false;
   if (!readScheme(s, len) || schemeEnd != i + 1) return false;
   let r = schemeRule();
   if (r < 0) r = dataRule(len);
@@ -1250,9 +1254,31 @@ function scanHandlerAttrs(): void {
 
 /** The quick "no" before handlerAt: a handler's name (four letters at least) or white space ends right before the '=' at q. */
 @inline function handlerMayEndAt(q: i32): bool {
-  if (q < 5) return false;
+  if (q < 3) return false;
   const c = at(txt, q - 1);
-  return sp(c) || (isAlpha(c) && isAlpha(at(txt, q - 2)) && isAlpha(at(txt, q - 3)) && isAlpha(at(txt, q - 4)));
+  if (sp(c)) return true;
+  if (!isAlnum(c)) return false;
+  // four letters ("onload="), or a shorter run of letters and digits after a framework binding's
+  // punctuation ("@cut=", "@keydown.esc=", ".500ms=")
+  let k = q - 1;
+  while (k > 0 && q - k < 4 && isAlnum(at(txt, k - 1))) k--;
+  if (q - k >= 4) return true;
+  // (no listed event has fewer than three letters: "@cut=", "@end=")
+  if (k == 0 || q - k < 3) return false;
+  const b = at(txt, k - 1);
+  if (b == 64) return true; // "@cut="
+  // "x-on:cut=", "hx-on-cut="
+  if ((b == 58 || b == 45) && k >= 3 && lower(at(txt, k - 2)) == 110 && lower(at(txt, k - 3)) == 111) return true;
+  if (b != 46) return false;
+  // a modifier: "@keydown.esc=", "x-on:keyup.ctrl.c=" (back over the chain, at most 32 units, to its '@' or ':')
+  let j = k - 1;
+  while (j > 0 && q - j < 32) {
+    const d = at(txt, j - 1);
+    if (d == 64 || d == 58) return true;
+    if (!(isAlnum(d) || d == 46 || d == 45)) return false;
+    j--;
+  }
+  return false;
 }
 
 /**
@@ -1262,11 +1288,24 @@ function scanHandlerAttrs(): void {
  * "x-effect", "x-html", "v-html". Its start, or -1. Reads at most 48 units back.
  */
 const EVENT_BUF = memory.data(64 + 4); // "on" and an event name of at most 30 units
+
+/** The letters from ev (before e) name a listed event: "on" and them is an attr-breakout param ("click", "keydown"). */
+function listedEventAt(ev: i32, e: i32): bool {
+  let ee = ev;
+  while (ee < e && isAlpha(at(txt, ee))) ee++;
+  const el = ee - ev;
+  if (el < 2 || el > 30) return false;
+  store<u16>(EVENT_BUF, 111);
+  store<u16>(EVENT_BUF, 110, 2);
+  for (let k = 0; k < el; k++) store<u16>(EVENT_BUF + 4 + (<usize>k << 1), <u16>at(txt, ev + k));
+  if (!filterMayHave(attrBreakoutFilter, EVENT_BUF, 0, el + 2)) return false;
+  return ruleWithWord(K_ATTR_BREAKOUT, EVENT_BUF, 0, el + 2) >= 0;
+}
 function frameworkNameBefore(ls: i32, e: i32): i32 {
   let s = ls;
   while (s > 0 && e - s < 48) {
     const c = at(txt, s - 1);
-    if (isAlpha(c) || c == 45 || c == 58 || c == 46) { s--; continue; }
+    if (isAlnum(c) || c == 45 || c == 58 || c == 46) { s--; continue; }
     break;
   }
   if (s > 0 && at(txt, s - 1) == 64) s--;
@@ -1279,20 +1318,10 @@ function frameworkNameBefore(ls: i32, e: i32): i32 {
   let ev = -1;
   if (at(txt, s) == 64) ev = s + 1;
   else if (frameworkEvent(s, nl)) {
-    ev = s + 5;
+    ev = s + (lowerLiteralAt(s, 'data-') ? 10 : 5);
     while (ev < e && (at(txt, ev) == 58 || at(txt, ev) == 45)) ev++;
   }
-  if (ev >= 0) {
-    let ee = ev;
-    while (ee < e && isAlpha(at(txt, ee))) ee++;
-    const el = ee - ev;
-    if (el < 2 || el > 30) return -1;
-    store<u16>(EVENT_BUF, 111);
-    store<u16>(EVENT_BUF, 110, 2);
-    for (let k = 0; k < el; k++) store<u16>(EVENT_BUF + 4 + (<usize>k << 1), <u16>at(txt, ev + k));
-    if (!filterMayHave(attrBreakoutFilter, EVENT_BUF, 0, el + 2)) return -1;
-    return ruleWithWord(K_ATTR_BREAKOUT, EVENT_BUF, 0, el + 2) >= 0 ? s : -1;
-  }
+  if (ev >= 0) return listedEventAt(ev, e) ? s : -1;
   if ((nl == 6 && (lowerLiteralAt(s, 'x-init') || lowerLiteralAt(s, 'x-html') || lowerLiteralAt(s, 'v-html'))) ||
     (nl == 8 && lowerLiteralAt(s, 'x-effect'))) return s;
   return -1;
@@ -1314,11 +1343,12 @@ function handlerAt(q: i32): bool {
   while (e > 0 && sp(at(txt, e - 1))) e--;
   let s = e;
   while (s > 0 && e - s < 48 && isAlpha(at(txt, s - 1))) s--;
-  if (e - s < 4 || s == 0) return false;
+  if (s == 0) return false;
   let r = -1;
-  // a script framework's binding ("' x-data x-init=import(...) x='", "\" @click=fetch(...)"):
-  // letters, '-', ':', '.' and a leading '@' back from the '='
+  // a script framework's binding ("' x-data x-init=import(...) x='", "\" @click=fetch(...)",
+  // "@cut=", "@click.debounce.500ms="): letters, digits, '-', ':', '.' and a leading '@' back from the '='
   const f = frameworkNameBefore(s, e);
+  if (f < 0 && e - s < 4) return false;
   if (f >= 0) {
     r = firstRule(K_ATTR_BREAKOUT);
     while (r >= 0 && !ruleEnabled(r)) r = nextRule(r);

@@ -453,7 +453,7 @@ function verify(r: i32, k: i32, i: i32): bool {
     return true;
   }
   if (kind == K_PATH_FILE) {
-    if (!fileEntryEnds(txt, len, e, last)) return false;
+    if (!fileEntryEnds(txt, len, e, w, wl)) return false;
     emitLit(r, i, e);
     return true;
   }

@@ -150,8 +150,7 @@ function anchoredFiles(r: i32, n: i32, s0: i32): bool {
       const wl = paramLen(r, k) - 1;
       if (!paramAt(w, wl, s0)) continue;
       const e = s0 + wl;
-      const last = <u32>load<u8>(w + wl - 1);
-      if (!fileEntryEnds(txt, len, e, last)) continue;
+      if (!fileEntryEnds(txt, len, e, w, wl)) continue;
       hit(r, s0, e);
       return true;
     }

@@ -993,7 +993,12 @@ function statementShape(k: i32): bool {
       if (wordIs(k, 'delete')) return wordIs(m, 'from');
       if (wordIs(k, 'declare')) return tType(m) == T_VAR;
       // DO $$ ... $$ (PostgreSQL's anonymous code block), DO LANGUAGE plpgsql $$ ... $$
-      if (wordIs(k, 'do')) return (tType(m) == T_STR && at(txt, tStart(m)) == 36) || (wordIs(m, 'language') && tType(sig(m + 1)) == T_WORD);
+      if (wordIs(k, 'do')) {
+        if (tType(m) == T_STR && at(txt, tStart(m)) == 36) return true;
+        // DO LANGUAGE plpgsql $$ ... $$ ("; do language exchanges with me" is prose)
+        const b = sig(sig(m + 1) + 1);
+        return wordIs(m, 'language') && tType(sig(m + 1)) == T_WORD && tType(b) == T_STR && at(txt, tStart(b)) == 36;
+      }
       return false;
     }
     case 99: { // c
@@ -1031,7 +1036,15 @@ function statementShape(k: i32): bool {
     case 108: { // l
       if (wordIs(k, 'load')) return wordIs(m, 'data') || wordIs(m, 'xml');
       // LOCK TABLE users, LOCK TABLES t WRITE
-      if (wordIs(k, 'lock')) return (wordIs(m, 'table') || wordIs(m, 'tables')) && (tType(sig(m + 1)) == T_WORD || tType(sig(m + 1)) == T_BTICK);
+      if (wordIs(k, 'lock')) {
+        if (!(wordIs(m, 'table') || wordIs(m, 'tables'))) return false;
+        const n1 = sig(m + 1);
+        if (!(tType(n1) == T_WORD || tType(n1) == T_BTICK)) return false;
+        // then a lock mode, another table, or the statement's end ("; lock tables before you leave" is prose)
+        const n2 = sig(n1 + 1);
+        return n2 >= ntok || tType(n2) == T_SEMI || tType(n2) == T_COMMENT || tType(n2) == T_COMMA || wordIs(n2, 'in') ||
+          wordIs(n2, 'read') || wordIs(n2, 'write') || wordIs(n2, 'nowait') || wordIs(n2, 'low_priority');
+      }
       return false;
     }
     case 103: return wordIs(k, 'grant') && grantShape(m); // g

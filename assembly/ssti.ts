@@ -222,7 +222,9 @@ function pairs(r: i32, w: usize, wl: i32, mask: u32, need: u32): void {
       j++;
     }
     if (found < 0) return; // no closer after this opener: none after any later one either
-    const v = judge(cs, found, first != 91, first == 60 && ol >= 2 && load<u8>(w + 1) == 37);
+    // (ERB's and JSP's comments, <%# ... %> and <%-- ... --%>, call nothing)
+    const erb = first == 60 && ol >= 2 && load<u8>(w + 1) == 37 && !(cs < found && (at(txt, cs) == 35 || (at(txt, cs) == 45 && cs + 1 < found && at(txt, cs + 1) == 45)));
+    const v = judge(cs, found, first != 91, erb);
     if (v == -2) hit(r, i, found + cl);
     else if (v >= 0) hit(v, i, found + cl);
     i = found + cl;
@@ -230,8 +232,9 @@ function pairs(r: i32, w: usize, wl: i32, mask: u32, need: u32): void {
 }
 
 /**
- * Velocity's assignment directive: "#set(", white space, '$', a name, white space, '=' ("#set($x =
- * $class.inspect(...))"): template code with no delimiter pair, judged by the directive's shape.
+ * Velocity's assignment directive: "#set" (or "#{set}"), white space, '(', white space, '$', a name
+ * or a property ($a.b), white space, '=' ("#set($x = $class.inspect(...))"): template code with no
+ * delimiter pair, judged by the directive's shape.
  * Each '#' is read once; the sanitizer removes the directive through the ')' that closes it.
  */
 function velocitySet(r: i32): void {
@@ -239,20 +242,33 @@ function velocitySet(r: i32): void {
   while (i + 6 < len) {
     i = find1(txt, i, len, 35);
     if (i + 6 >= len) return;
-    if (!(lower(at(txt, i + 1)) == 115 && lower(at(txt, i + 2)) == 101 && lower(at(txt, i + 3)) == 116 && at(txt, i + 4) == 40)) { i++; continue; }
-    let k = i + 5;
+    // "#set", or "#{set}" (Velocity's braced directive), then white space and '('
+    let k = i + 1;
+    const braced = at(txt, k) == 123;
+    if (braced) k++;
+    if (!(k + 3 < len && lower(at(txt, k)) == 115 && lower(at(txt, k + 1)) == 101 && lower(at(txt, k + 2)) == 116)) { i++; continue; }
+    k += 3;
+    if (braced) {
+      if (k >= len || at(txt, k) != 125) { i++; continue; }
+      k++;
+    }
     while (k < len && k - i < 24 && isSpace(at(txt, k))) k++;
+    if (k >= len || at(txt, k) != 40) { i++; continue; }
+    const open = k; // the directive's '('
+    k++;
+    while (k < len && k - i < 48 && isSpace(at(txt, k))) k++;
     if (k + 1 < len && at(txt, k) == 36) {
       k++;
       if (k < len && at(txt, k) == 123) k++; // ${x}
       if (k < len && isIdentStart(at(txt, k))) {
-        while (k < len && (isIdentPart(at(txt, k)) || at(txt, k) == 125)) k++;
+        // a name, or a property ($a.b), with the closing '}' of ${x}
+        while (k < len && k - i < 128 && (isIdentPart(at(txt, k)) || at(txt, k) == 125 || at(txt, k) == 46)) k++;
         while (k < len && k - i < 64 && isSpace(at(txt, k))) k++;
         if (k < len && at(txt, k) == 61) {
           if (!stripMode) { hit(r, i, k + 1); return; }
           // sanitizing: the directive up to the ')' that closes its '(' (or the value's end)
           let depth = 1;
-          let q = i + 5;
+          let q = open + 1;
           while (q < len && depth > 0) {
             const c = at(txt, q);
             if (c == 40) depth++;
@@ -265,7 +281,7 @@ function velocitySet(r: i32): void {
         }
       }
     }
-    i += 5;
+    i = open + 1;
   }
 }
 

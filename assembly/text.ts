@@ -19,17 +19,25 @@
 
 /**
  * A path-file entry's end boundary (literals.ts for plain entries, path.ts for anchored ones):
- * the entry ending in `last` matched up to e; one that ends in '/' or '_' is a prefix
- * ('^/etc/', '^/tmp/sess_'), any other must not go on with a letter or digit ("etc/passwords"),
- * nor with '-' and a letter.
+ * the entry w[0, wl) matched up to e; one that ends in '/' or '_' is a prefix ('^/etc/',
+ * '^/tmp/sess_'), any other must not go on with a letter or digit ("etc/passwords"), nor, for an
+ * entry without a dot (no extension, no dotfile: "etc/passwd", "id_rsa"), with '-' and a letter:
+ * a URL slug ("/etc/passwd-reset"); with a dot it may, once ("wp-config.php-bak", ".env-production"
+ * are copies of the file), but not as a slug of two or more words ("/blog/.env-files-explained").
  */
-export function fileEntryEnds(t: usize, n: i32, e: i32, last: u32): bool {
+export function fileEntryEnds(t: usize, n: i32, e: i32, w: usize, wl: i32): bool {
+  const last = <u32>load<u8>(w + wl - 1);
   if (e >= n || last == 47 || last == 95) return true;
   const c = at(t, e);
-  // '-' and a letter go on into another name: a URL slug ("/etc/passwd-reset", "/blog/.env-files");
-  // "/etc/passwd-" (the backup file) ends there
-  if (c == 45) return !(e + 1 < n && isAlpha(at(t, e + 1)));
-  return !isAlnum(c);
+  if (c != 45) return !isAlnum(c);
+  if (!(e + 1 < n && isAlpha(at(t, e + 1)))) return true; // "/etc/passwd-", the backup
+  let dotted = false;
+  for (let k = 0; k < wl; k++) if (load<u8>(w + k) == 46) { dotted = true; break; }
+  if (!dotted) return false;
+  // a second '-' and a letter after the first word: a slug
+  let k = e + 1;
+  while (k < n && k - e < 40 && isAlnum(at(t, k))) k++;
+  return !(k + 1 < n && at(t, k) == 45 && isAlpha(at(t, k + 1)));
 }
 
 @inline export function isHex(c: u32): bool {
