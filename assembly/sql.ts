@@ -1071,6 +1071,48 @@ function grantShape(m: i32): bool {
   return wordIs(m, 'all') || wordIs(m, 'select') || wordIs(m, 'dba') || wordIs(m, 'execute') || wordIs(m, 'file');
 }
 
+/**
+ * The value starts with "(" SELECT, a select list of its shape, FROM a name, then WHERE with a
+ * comparison (or LIKE, IN, ...) within eight tokens, or LIMIT or OFFSET and a number that ends it: a scalar
+ * subquery in place of a number, a boolean oracle on any column ("(select id from users where
+ * password like 's%')", "(SELECT SUBSTRING(password,1,1) FROM users WHERE id=1)"). Reported by the
+ * breakout rule at the clause. A parenthetical "(select one from the list where possible)" has no
+ * comparison. Reads at most 48 tokens.
+ */
+function scalarSubquery(k: i32): void {
+  const rb = firstOn(K_SQL_BREAKOUT);
+  if (rb < 0 || done(rb)) return;
+  const m = sig(k + 1);
+  if (!wordIs(m, 'select') || !selectBody(m, true)) return;
+  const stop = k + 48 < ntok ? k + 48 : ntok;
+  let f = sig(m + 1);
+  let depth = 0;
+  while (f < stop && !(depth == 0 && wordIs(f, 'from'))) {
+    const t = tType(f);
+    if (t == T_LP) depth++;
+    else if (t == T_RP) { if (depth == 0) return; depth--; }
+    f = sig(f + 1);
+  }
+  if (f >= stop) return;
+  const n1 = sig(f + 1);
+  if (!(tType(n1) == T_WORD || tType(n1) == T_BTICK)) return;
+  const c = sig(n1 + 1);
+  if (wordIs(c, 'where')) {
+    let q = sig(c + 1);
+    for (let g = 0; g < 8 && q < stop; g++) {
+      if (isCmp(q)) { hitTok(rb, c, q + 1); return; }
+      if (tType(q) == T_RP) return;
+      q = sig(q + 1);
+    }
+    return;
+  }
+  // LIMIT n that ends the subquery ("(select items from cart limit 5 per customer)" goes on in prose)
+  if ((wordIs(c, 'limit') || wordIs(c, 'offset')) && tType(sig(c + 1)) == T_NUM) {
+    const a = sig(sig(c + 1) + 1);
+    if (a >= ntok || tType(a) == T_RP || tType(a) == T_COMMA || tType(a) == T_SEMI || wordIs(a, 'offset')) hitTok(rb, c, sig(c + 1) + 1);
+  }
+}
+
 /** Past a bracketed list at a ("(a, b)", at most 17 tokens), or a itself when no '(' is there. */
 function pastList(a: i32): i32 {
   if (tType(a) != T_LP) return a;
@@ -2151,6 +2193,9 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
       judgeBreakout(lead, true, false);
       afterLead = false;
     }
+    // a value that is a scalar subquery (a numeric or ORDER BY context): "(select id from users
+    // where password like 's%')"
+    if (tType(k) == T_LP) scalarSubquery(k);
     covered = lexEnd >= len ? len : (ntok > 4 ? tStart(ntok - 4) : lexEnd);
   }
   // quote contexts: the text after the first quote of each kind
