@@ -9,7 +9,7 @@
 // white space and the path after it, which end at the next start: no unit is read from two starts.
 
 import { at, lower, isAlpha, isAlnum, isDigit, find4, findP, splat16, P_CMD } from './text';
-import { K_SHELL_COMMAND, K_SHELL_RARE, K_SHELL_SUBST, firstRule, enabledRule, ruleWithWord, kindWordFilter, filterMayHave, filterPairMayHave } from './rules';
+import { K_SHELL_COMMAND, K_SHELL_RARE, K_SHELL_SUBST, K_SHELL_SWITCH, firstRule, enabledRule, ruleWithWord, kindWordFilter, filterMayHave, filterPairMayHave } from './rules';
 import { emit } from './findings';
 import { stripMode, addSpan } from './spans';
 import { C_SEMI, C_AMP, C_PIPE, C_BQ, C_DOLLAR, C_LBRACE, C_SPACE, C_CTRL, C_NUL, C_LT, C_GT, C_BSLASH, C_COLON, plusIsSpaceIn } from './classes';
@@ -331,32 +331,8 @@ function shellArgument(e: i32, sep: u32, sepAt: i32): bool {
   // a drive: c:\ or c:/
   if (isAlpha(c) && i + 2 < len && at(txt, i + 1) == 58 && (at(txt, i + 2) == 92 || at(txt, i + 2) == 47)) return true;
   // a plain word, or punctuation prose also writes ("; cat food", "ps aux", "id #"): only where
-  // nothing but an injection's lead stands before the separator, or, after '&' or '|', when a
-  // Windows switch follows on the command's line ("& net user x P@ss1 /add")
-  return strongBefore(sepAt, sep) || ((sep == 38 || sep == 124) && windowsCommand() && windowsSwitchAfter(i));
-}
-
-/**
- * The command word [cmdS, cmdE) is a Windows administration tool that takes switches ("net user x
- * /add", "reg add ... /f", "schtasks /create"): not a listed command that is also an English word
- * ("Rent & move in for $900 /mo", "Pay $5 & more later /month").
- */
-function windowsCommand(): bool {
-  const l = cmdE - cmdS;
-  if (l < 2 || l > 10 || quoted) return false;
-  return wordAt('net') || wordAt('reg') || wordAt('sc') || wordAt('schtasks') || wordAt('icacls') || wordAt('cacls') ||
-    wordAt('wmic') || wordAt('cmd') || wordAt('netsh') || wordAt('certutil') || wordAt('bitsadmin') || wordAt('vssadmin') ||
-    wordAt('bcdedit') || wordAt('wevtutil') || wordAt('cmdkey') || wordAt('msiexec') || wordAt('taskkill') || wordAt('tasklist') ||
-    wordAt('attrib') || wordAt('xcopy') || wordAt('robocopy') || wordAt('findstr') || wordAt('dir') || wordAt('del') ||
-    wordAt('runas') || wordAt('takeown') || wordAt('powershell') || wordAt('pwsh') || wordAt('cscript') || wordAt('wscript') ||
-    wordAt('mshta') || wordAt('rundll32') || wordAt('regsvr32') || wordAt('systeminfo') || wordAt('ipconfig') || wordAt('whoami');
-}
-
-/** The command word is w (lower-case ASCII), case-insensitively. */
-function wordAt(w: string): bool {
-  if (cmdE - cmdS != w.length) return false;
-  for (let k = 0; k < w.length; k++) if (lower(at(txt, cmdS + k)) != <u32>w.charCodeAt(k)) return false;
-  return true;
+  // nothing but an injection's lead stands before the separator
+  return strongBefore(sepAt, sep);
 }
 
 /**
@@ -944,8 +920,11 @@ function separators(): void {
         r = commandRule(K_SHELL_COMMAND);
         // a listed command given by its absolute path (/usr/bin/id) needs no argument
         if (r >= 0 && !absolute && !shellArgument(cmdE, sep, i)) {
-          r = -1;
-          if (glued && sep != 10) gluedSeen = true;
+          // a Windows administration tool (a windows-switch param) after a single '&' or '|', with
+          // a switch on its line: "& net user x P@ss1 /add" ("Rent & move in for $900 /mo" passes)
+          r = (sep == 38 || sep == 124) && !quoted ? ruleWithWord(K_SHELL_SWITCH, txt, cmdS, cmdE - cmdS) : -1;
+          if (r >= 0 && !windowsSwitchAfter(cmdE)) r = -1;
+          if (r < 0 && glued && sep != 10) gluedSeen = true;
         }
       }
       if (r >= 0) { hit(r, i, cmdE); return; }

@@ -4,7 +4,7 @@
 // never raw substrings of the whole value. Linear: every construct is consumed once, and the
 // one rescan (of a construct left open at the end of input) happens at most once per value.
 
-import { at, lower, lowerLiteralIs, isAlpha, isAlnum, isSpace, find1, find4, findP, countOf, punctValid, punctWord, splat8, P_LT, P_QUOTE, P_COLON, P_SQL } from './text';
+import { at, lower, lowerLiteralIs, lowerWordIs, isAlpha, isAlnum, isSpace, find1, find4, findP, countOf, punctValid, punctWord, splat8, P_LT, P_QUOTE, P_COLON, P_SQL } from './text';
 import {
   K_HTML_TAG, K_HTML_EVENT_ATTR, K_HTML_ATTR_NAME, K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR,
   K_ATTR_BREAKOUT, K_JS_BREAKOUT, firstRule, nextRule, ruleEnabled, paramCount,
@@ -417,9 +417,8 @@ function htmxScript(ns: i32, nl: i32, vs: i32, ve: i32): bool {
 }
 
 /** txt at k holds the lower-case ASCII word w, case-insensitively (the caller checked the length). */
-function lowerLiteralAt(k: i32, w: string): bool {
-  for (let j = 0; j < w.length; j++) if (lower(at(txt, k + j)) != <u32>w.charCodeAt(j)) return false;
-  return true;
+@inline function lowerLiteralAt(k: i32, w: string): bool {
+  return lowerWordIs(txt, k, w.length, w);
 }
 
 function judgeAttr(ns: i32, ne: i32, vs: i32, ve: i32, spanEnd: i32): void {
@@ -839,19 +838,16 @@ let attrBreakoutFilter: usize = 0; // kindWordFilter(K_ATTR_BREAKOUT), set by sc
 /** An event-handler attribute after the quote at i: '" onmouseover=', "'/onload=". */
 function attrBreakoutAt(i: i32): void {
   let j = i + 1;
-  {
-    while (j < len && (sp(at(txt, j)) || at(txt, j) == 47)) j++;
-    if (j + 3 < len && lower(at(txt, j)) == 111 && lower(at(txt, j + 1)) == 110 && isAlpha(at(txt, j + 2))) {
-      let k = j + 2;
-      while (k < len && isAlpha(at(txt, k))) k++;
-      const ne = k;
-      while (k < len && sp(at(txt, k))) k++;
-      // the whole name must be a listed event handler: '"ok" online=true' names no event
-      if (k < len && at(txt, k) == 61 && filterMayHave(attrBreakoutFilter, txt, j, ne - j)) {
-        const r = ruleWithWord(K_ATTR_BREAKOUT, txt, j, ne - j);
-        if (r >= 0) hit(r, i, k + 1);
-      }
-    }
+  while (j < len && (sp(at(txt, j)) || at(txt, j) == 47)) j++;
+  if (!(j + 3 < len && lower(at(txt, j)) == 111 && lower(at(txt, j + 1)) == 110 && isAlpha(at(txt, j + 2)))) return;
+  let k = j + 2;
+  while (k < len && isAlpha(at(txt, k))) k++;
+  const ne = k;
+  while (k < len && sp(at(txt, k))) k++;
+  // the whole name must be a listed event handler: '"ok" online=true' names no event
+  if (k < len && at(txt, k) == 61 && filterMayHave(attrBreakoutFilter, txt, j, ne - j)) {
+    const r = ruleWithWord(K_ATTR_BREAKOUT, txt, j, ne - j);
+    if (r >= 0) hit(r, i, k + 1);
   }
 }
 
@@ -1082,10 +1078,8 @@ function jsKeyword(s: i32, e: i32): bool {
     wordEq(s, l, 'import') || wordEq(s, l, 'super') || wordEq(s, l, 'this');
 }
 
-function wordEq(s: i32, l: i32, w: string): bool {
-  if (l != w.length) return false;
-  for (let j = 0; j < l; j++) if (lower(at(txt, s + j)) != <u32>w.charCodeAt(j)) return false;
-  return true;
+@inline function wordEq(s: i32, l: i32, w: string): bool {
+  return lowerWordIs(txt, s, l, w);
 }
 
 /**
@@ -1284,8 +1278,9 @@ function scanHandlerAttrs(): void {
 /**
  * The attribute name that ends at e (its last letters start at ls) is a script framework's
  * binding after white space or '/': "@click", "@click.prevent", "x-on:click", "v-on:click",
- * "hx-on:click" (the event a listed one: "on" and its name is an attr-breakout param), "x-init",
- * "x-effect", "x-html", "v-html". Its start, or -1. Reads at most 48 units back.
+ * "hx-on:click" (the event a listed one: "on" and its name is an attr-breakout param), or a name
+ * the html-attr-name rules list ("x-init", "x-html", "formaction"). Its start, or -1. Reads at most
+ * 48 units back.
  */
 const EVENT_BUF = memory.data(64 + 4); // "on" and an event name of at most 30 units
 
@@ -1322,9 +1317,9 @@ function frameworkNameBefore(ls: i32, e: i32): i32 {
     while (ev < e && (at(txt, ev) == 58 || at(txt, ev) == 45)) ev++;
   }
   if (ev >= 0) return listedEventAt(ev, e) ? s : -1;
-  if ((nl == 6 && (lowerLiteralAt(s, 'x-init') || lowerLiteralAt(s, 'x-html') || lowerLiteralAt(s, 'v-html'))) ||
-    (nl == 8 && lowerLiteralAt(s, 'x-effect'))) return s;
-  return -1;
+  // an attribute whose value is script or markup (the dangerous-attribute params: x-init, x-html,
+  // v-html, formaction, ...)
+  return filterMayHave(attrNameFilter, txt, s, nl) && ruleWithWord(K_HTML_ATTR_NAME, txt, s, nl) >= 0 ? s : -1;
 }
 
 /** Some html-event-attr rule has reported this value. */

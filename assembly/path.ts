@@ -2,7 +2,7 @@
 // separators, '/' and '\' alike), known sensitive files at segment boundaries, stream
 // wrappers, and NUL bytes that truncate file names. Linear in the value.
 
-import { at, lower, isAlnum, find1, findDots, pathLiteralAt, fileEntryEnds } from './text';
+import { at, lower, lowerWordIs, isAlnum, find1, findDots, pathLiteralAt, fileEntryEnds } from './text';
 import {
   K_PATH_TRAVERSAL, K_PATH_FILE, K_PATH_NUL, K_PATH_UNC, firstRule, nextRule, ruleEnabled,
   paramCount, paramPtr, paramLen, enabledRule,
@@ -271,10 +271,8 @@ function dottedQuad(s: i32, e: i32): bool {
 }
 
 /** txt[s, e) equals the lower-case ASCII word w, case-insensitively. */
-function textIs(s: i32, e: i32, w: string): bool {
-  if (e - s != w.length) return false;
-  for (let k = 0; k < w.length; k++) if (lower(at(txt, s + k)) != <u32>w.charCodeAt(k)) return false;
-  return true;
+@inline function textIs(s: i32, e: i32, w: string): bool {
+  return lowerWordIs(txt, s, e - s, w);
 }
 
 /**

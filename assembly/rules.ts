@@ -30,6 +30,7 @@ export const K_SQL_CONDITIONAL = 33;
 export const K_SHELL_COMMAND = 27;
 export const K_SHELL_RARE = 28;
 export const K_SHELL_SUBST = 29;
+export const K_SHELL_SWITCH = 34;
 export const K_TEMPLATE_EXPR = 30;
 export const K_TEMPLATE_NAME = 31;
 export const K_SSTI_DUNDER = 32;
@@ -56,7 +57,7 @@ const KIND_NAMES: string[] = [
   'path-traversal', 'path-file', 'path-wrapper', 'path-nul', 'path-unc',
   'decode-excess', 'limit-oversize', 'engine-fault',
   'template-expression', 'template-name', 'ssti-dunder', 'xml-doctype', 'xml-entity', 'xml-cdata',
-  'shell-command', 'shell-command-rare', 'shell-substitution', 'object-key', 'url-internal', 'url-smuggling',
+  'shell-command', 'shell-command-rare', 'shell-substitution', 'shell-switch', 'object-key', 'url-internal', 'url-smuggling',
 ];
 const KIND_CODES: i32[] = [
   K_HTML_TAG, K_HTML_EVENT_ATTR, K_HTML_ATTR_NAME, K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR,
@@ -65,7 +66,7 @@ const KIND_CODES: i32[] = [
   K_PATH_TRAVERSAL, K_PATH_FILE, K_PATH_WRAPPER, K_PATH_NUL, K_PATH_UNC,
   K_DECODE_EXCESS, K_LIMIT_OVERSIZE, K_ENGINE_FAULT,
   K_TEMPLATE_EXPR, K_TEMPLATE_NAME, K_SSTI_DUNDER, K_XML_DOCTYPE, K_XML_ENTITY, K_XML_CDATA,
-  K_SHELL_COMMAND, K_SHELL_RARE, K_SHELL_SUBST, K_OBJECT_KEY, K_URL_INTERNAL, K_URL_SMUGGLING,
+  K_SHELL_COMMAND, K_SHELL_RARE, K_SHELL_SUBST, K_SHELL_SWITCH, K_OBJECT_KEY, K_URL_INTERNAL, K_URL_SMUGGLING,
 ];
 
 // Per-rule columns (static, MAX_RULES entries each).

@@ -6,7 +6,7 @@
 // apostrophes or keywords ("O'Brien", "please select a drop date", "-- thanks") lexes into
 // sequences no judge accepts.
 
-import { at, lower, isAlpha, isDigit, isSpace, isWord, isHex, hashLower, cls, find2, findP, P_SQL, skipBlanks } from './text';
+import { lowerWordIs, at, lower, isAlpha, isDigit, isSpace, isWord, isHex, hashLower, cls, find2, findP, P_SQL, skipBlanks } from './text';
 import { sqlAnchors, sqlAnchorCount, sqlAnchorsOverflow, caseAnchors, caseAnchorCount, caseAnchorsOverflow, ifAnchors, ifAnchorCount, ifAnchorsOverflow } from './literals';
 import {
   K_SQL_TAUTOLOGY, K_SQL_UNION, K_SQL_STACKED, K_SQL_CALL, K_SQL_PHRASE, K_SQL_COMMENT, K_SQL_BREAKOUT, K_SQL_CONDITIONAL,
@@ -191,9 +191,7 @@ function gluedOperatorWord(s: i32, e: i32): bool {
 }
 
 @inline function textIs(s: i32, l: i32, w: string): bool {
-  if (l != w.length) return false;
-  for (let j = 0; j < l; j++) if (lower(at(txt, s + j)) != <u32>w.charCodeAt(j)) return false;
-  return true;
+  return lowerWordIs(txt, s, l, w);
 }
 
 // The last long string scan of each quote (sqFrom/sqTo for ', dqFrom/dqTo for "): from its

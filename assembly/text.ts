@@ -62,6 +62,13 @@ export function fileEntryEnds(t: usize, n: i32, e: i32, w: usize, wl: i32): bool
   return <u32>load<u16>(p + (<usize>i << 1));
 }
 
+/** p[s, s + l) is the lower-case ASCII word w, case-insensitively (false when the lengths differ). */
+@inline export function lowerWordIs(p: usize, s: i32, l: i32, w: string): bool {
+  if (l != w.length) return false;
+  for (let j = 0; j < l; j++) if (lower(at(p, s + j)) != <u32>w.charCodeAt(j)) return false;
+  return true;
+}
+
 /** A literal (ASCII, lower case) equals p[i, i+wl) case-insensitively (the caller has checked that the text is long enough). */
 @inline export function lowerLiteralIs(p: usize, i: i32, w: usize, wl: i32): bool {
   for (let j = 0; j < wl; j++) if (lower(at(p, i + j)) != <u32>load<u8>(w + j)) return false;
