@@ -60,15 +60,20 @@ export let ifAnchorsOverflow = false;
 // Folded separators a phrase's space may stand for in the text: tab, LF, VT and '+', FF, CR, '/'.
 const PHRASE_GAPS = memory.data<u8>([41, 42, 43, 44, 45, 47, 32]);
 
-// An entry: {i32 rule, i32 param, i32 next, u32 probe, u32 sum4, u32 sum5}. `probe` holds the
-// folded fourth and fifth units of the param (bits 0-7 and 8-15), which the text must hold at
-// i + 3 and i + 4 before the full comparison runs; ANY (0xff) in a byte when that unit cannot be
-// told that way: a param too short, a phrase whose space may stand for more than one unit, a '/'
-// that also matches '\\'. `sum4` and `sum5`, read in a list's first entry only: bit (u & 31) of
-// every fourth and fifth unit of the entries from there to the list's end (all bits for ANY),
-// so that a window whose fourth or fifth unit no entry has skips the list at once (the seven
-// "document..." params under "doc", read for every "DOCTYPE").
-const ENTRY = 24;
+// An entry: {i32 rule, i32 param, i32 next, u32 gap, u32 sum4, u32 sum5, u64 pat, u64 mask}.
+// `pat` and `mask`: the param's first eight units folded (a byte each, the first unit lowest) and
+// 0xff in each byte whose unit the text must hold folded the same way, 0 where that cannot be
+// told by one unit: past the param's end, a phrase's space and every unit after it (the space may
+// stand for more than one unit), a '/' (which also matches '\\'), a byte above 0x7f. `gap`: for a
+// phrase whose first space is among those eight units with another unit after it, the space's
+// index (bits 0-7) and the folded unit after it (bits 8-15): a text with a plain space there and
+// then a unit that starts no separator must hold that unit (the common prose case, "from the"
+// under "from program"); 0xff when there is none. `sum4` and `sum5`, read in a list's first entry
+// only: bit (u & 31) of every fourth and fifth unit of the entries from there to the list's end
+// (all bits where the unit is not known), so that a window whose fourth or fifth unit no entry
+// has skips the list at once (the seven "document..." params under "doc", read for every
+// "DOCTYPE"). The full comparison (verify) runs only for an entry whose units the text holds.
+const ENTRY = 40;
 const ANY: u32 = 0xff;
 
 function probe(r: i32, k: i32): u32 {
@@ -111,12 +116,31 @@ function register(h: u32, r: i32, k: i32): void {
     sum4 |= load<u32>(np + 16);
     sum5 |= load<u32>(np + 20);
   }
+  // the first eight units, and a phrase's first space
+  const w = paramPtr(r, k);
+  const wl = paramLen(r, k);
+  const phrase = ruleKindOf(r) == K_SQL_PHRASE;
+  let pat: u64 = 0;
+  let mask: u64 = 0;
+  let gap: u32 = ANY;
+  for (let j = 0; j < 8 && j < wl; j++) {
+    const c = <u32>load<u8>(w + j);
+    if (phrase && c == 32) {
+      if (j + 1 < 8 && j + 1 < wl && load<u8>(w + j + 1) != 32) gap = <u32>j | (fold(load<u8>(w + j + 1)) << 8);
+      break;
+    }
+    if (c == 47 || c >= 128) continue;
+    pat |= <u64>fold(c) << (<u64>j << 3);
+    mask |= <u64>0xff << (<u64>j << 3);
+  }
   store<i32>(ep, r);
   store<i32>(ep + 4, k);
   store<i32>(ep + 8, next);
-  store<u32>(ep + 12, pr);
+  store<u32>(ep + 12, gap);
   store<u32>(ep + 16, sum4);
   store<u32>(ep + 20, sum5);
+  store<u64>(ep + 24, pat);
+  store<u64>(ep + 32, mask);
   store<i32>(heads + (<usize>h << 2), entryCount);
   entryCount++;
 }
@@ -496,23 +520,34 @@ import { ruleKindOf } from './rules';
 function checkBucket(h: u32, i: i32, onlyKind: i32): void {
   let e = load<i32>(heads + (<usize>h << 2));
   if (e < 0) return;
-  // the text's fourth and fifth units, folded (0xfe where the text ends: no param unit folds to it)
-  const t4: u32 = i + 3 < len ? fold(at(txt, i + 3)) : 0xfe;
-  const t5: u32 = i + 4 < len ? fold(at(txt, i + 4)) : 0xfe;
+  // the text's first eight units from i, folded (0xfe past the end: no param unit folds to it);
+  // from the folded copy when literalFront made one of this text
+  let tw: u64;
+  if (frontLen == len && i + 8 <= len) tw = load<u64>(frontFolded + <usize>i);
+  else {
+    tw = 0;
+    for (let j = 0; j < 8; j++) tw |= <u64>(i + j < len ? fold(at(txt, i + j)) : 0xfe) << (<u64>j << 3);
+  }
+  const t4 = <u32>(tw >> 24) & 0xff;
+  const t5 = <u32>(tw >> 32) & 0xff;
   // no entry of the list has these units (the first entry holds the list's summary)
   const hp = entries + <usize>e * ENTRY;
   if (((load<u32>(hp + 16) >> (t4 & 31)) & (load<u32>(hp + 20) >> (t5 & 31)) & 1) == 0) return;
   while (e >= 0) {
     const ep = entries + <usize>e * ENTRY;
-    const pr = load<u32>(ep + 12);
-    const p4 = pr & 0xff;
-    const p5 = (pr >> 8) & 0xff;
-    if ((p4 == ANY || p4 == t4) && (p5 == ANY || p5 == t5)) {
-      const r = load<i32>(ep);
-      const kd = kindOf(r);
-      if (ruleEnabled(r) && (onlyKind < 0 || kd == onlyKind || kd == K_SQL_UNION || kd == K_SQL_CALL || kd == K_SQL_CONDITIONAL)) verify(r, load<i32>(ep + 4), i);
-    }
     e = load<i32>(ep + 8);
+    if ((tw & load<u64>(ep + 32)) != load<u64>(ep + 24)) continue;
+    const gap = load<u32>(ep + 12);
+    if (gap != ANY) {
+      // a plain space, then a unit that neither continues the separator (white space, '+', a
+      // comment's '/') nor is the phrase's next unit: phraseAt would stop there
+      const g = <u64>(gap & 0xff) << 3;
+      const b = <u32>(tw >> (g + 8)) & 0xff;
+      if ((<u32>(tw >> g) & 0xff) == 32 && b != gap >> 8 && !(b == 32 || b - 41 < 5 || b == 47)) continue;
+    }
+    const r = load<i32>(ep);
+    const kd = kindOf(r);
+    if (ruleEnabled(r) && (onlyKind < 0 || kd == onlyKind || kd == K_SQL_UNION || kd == K_SQL_CALL || kd == K_SQL_CONDITIONAL)) verify(r, load<i32>(ep + 4), i);
   }
 }
 
@@ -604,6 +639,7 @@ let frontLen = -1; // the length of the text literalFront read, -1 when its tabl
 let frontFolded: usize = 0;
 let frontHits: usize = 0; // u64 per block
 let frontInner: usize = 0; // u64 per block
+let frontWord: usize = 0; // u64 per block: the word units (those of classes.ts, and U+00A0)
 /** literalFront stopped at an escape that decodes: the value will change, nothing was kept. */
 export let frontStopped = false;
 
@@ -629,6 +665,7 @@ export function literalFront(p: usize, n: i32, stopAtEscape: bool): u32 {
   const blocks = (n + 63) >> 6;
   frontHits = arenaAlloc(<usize>blocks << 3);
   frontInner = arenaAlloc(<usize>blocks << 3);
+  frontWord = arenaAlloc(<usize>blocks << 3);
   let mask: u32 = 0;
   let anyAlpha = i8x16.splat(0);
   let anyDigit = i8x16.splat(0);
@@ -770,6 +807,7 @@ export function literalFront(p: usize, n: i32, stopAtEscape: bool): u32 {
     // encoded (base64), so its inside is searched for substring literals (literalVerify)
     const blk = <usize>(i >> 6);
     store<u64>(frontInner + (blk << 3), enc & word & after & full);
+    store<u64>(frontWord + (blk << 3), word & full);
     const pb = punct + blk * P_SETS * 8;
     store<u64>(pb, s0);
     store<u64>(pb, s1, 8);
@@ -837,6 +875,9 @@ export function literalVerify(onlyKind: i32): void {
       const x = base + <i32>ctz(inner);
       inner &= inner - 1;
       if (x < innerDoneTo) continue;
+      // the run's length from the blocks' word bits (which also count U+00A0, so never shorter
+      // than the run below): most are numbers and short words, under MIN_INNER_RUN
+      if (!wordRunAtLeast(blk, x & 63, blocks, MIN_INNER_RUN)) continue;
       let rs = x;
       while (rs > 0 && (cls(at(p, rs - 1)) & 2) != 0) rs--;
       let re = x;
@@ -852,6 +893,26 @@ export function literalVerify(onlyKind: i32): void {
       checkBucket(hash3(load<u8>(f), load<u8>(f, 1), load<u8>(f, 2)), j, onlyKind);
     }
   }
+}
+
+/**
+ * The word run around unit `off` of block `blk` (a word unit) holds at least `min` units (at most
+ * 64), by the word bits literalFront stored: this block's and its neighbours'.
+ */
+function wordRunAtLeast(blk: i32, off: i32, blocks: i32, min: i32): bool {
+  const w = load<u64>(frontWord + (<usize>blk << 3));
+  // word units from off on, and before off, inside this block
+  let fwd = <i32>ctz(~(w >> <u64>off));
+  if (fwd >= 64 - off) {
+    fwd = 64 - off;
+    if (blk + 1 < blocks) fwd += <i32>ctz(~load<u64>(frontWord + (<usize>(blk + 1) << 3)));
+  }
+  let back = off == 0 ? 0 : <i32>clz(~(w << <u64>(64 - off)));
+  if (back >= off) {
+    back = off;
+    if (blk > 0) back += <i32>clz(~load<u64>(frontWord + (<usize>(blk - 1) << 3)));
+  }
+  return fwd + back >= min;
 }
 
 /** The window at i has hash h: verified when the bitmap holds h. */

@@ -331,11 +331,20 @@ export function punctReset(): void {
 /** Next i in p[i, n - 1) with p[i] == p[i + 1] == '.', or n. */
 export function findDots(p: usize, i: i32, n: i32): i32 {
   if (!punctValid(p, n)) return findPair(p, i, n, 46);
+  if (i >= n) return n;
+  // the dots of each 64-unit block that the next unit (the next block's first, at the block's
+  // end) is a dot too: one AND per block, not a look at every dot (prose has many)
+  const blocks = (n + 63) >> 6;
+  let blk = i >> 6;
+  let w = punctWord(blk, P_DOT);
+  let first = true;
   while (true) {
-    i = findP(p, i, n, P_DOT, 46, 46, 46, 46);
-    if (i + 1 >= n) return n;
-    if (at(p, i + 1) == 46) return i;
-    i += 2;
+    const next: u64 = blk + 1 < blocks ? punctWord(blk + 1, P_DOT) : 0;
+    let pairs = w & ((w >> 1) | (next << 63));
+    if (first) { pairs &= <u64>-1 << <u64>(i & 63); first = false; }
+    if (pairs != 0) return (blk << 6) + <i32>ctz(pairs);
+    if (++blk >= blocks) return n;
+    w = next;
   }
   return n;
 }

@@ -4,7 +4,7 @@
 //
 //   node bench/wasm-ab.mjs <a.wasm> <b.wasm> [more.wasm] [--rounds 5] UNIT [UNIT ...]
 //     UNIT: a string repeated to 1,048,576 units; BENIGN: the benign text of npm run bench at
-//     1 MB; BENIGN64K: the same at 64 KB
+//     1 MB; BENIGN64K and BENIGN1K: the same at 64 KB and at 1 KB
 //
 // Prints, per unit, the best time per scan_batch call of each build over the rounds (each round
 // runs every unit on every build in turn). The engine alone: no bindings, no JavaScript packing
@@ -30,7 +30,7 @@ for (const w of wasms) {
   inst.push(ex);
 }
 const n = 1 << 20;
-const vals = units.map((u) => (u === 'BENIGN' ? benignText(n) : u === 'BENIGN64K' ? benignText(65536) : u.repeat(Math.ceil(n / u.length)).slice(0, n)));
+const vals = units.map((u) => (u === 'BENIGN' ? benignText(n) : u === 'BENIGN64K' ? benignText(65536) : u === 'BENIGN1K' ? benignText(1024) : u.repeat(Math.ceil(n / u.length)).slice(0, n)));
 
 function pack(ex, s) {
   const p = ex.batch_reserve(1, s.length);
@@ -48,7 +48,7 @@ for (let r = 0; r < rounds; r++) {
     for (let w = 0; w < wasms.length; w++) {
       const ex = inst[w];
       pack(ex, vals[u]);
-      const reps = vals[u].length < 100000 ? 200 : 3;
+      const reps = vals[u].length < 4096 ? 5000 : vals[u].length < 100000 ? 200 : 3;
       if (ex.scan_batch() < 0) throw new Error('batch rejected');
       const t0 = process.hrtime.bigint();
       for (let k = 0; k < reps; k++) ex.scan_batch();
