@@ -287,6 +287,30 @@ describe('the header store of Node responses', () => {
     expect(tls.getHeader(HSTS)).toBe(EXPECTED[HSTS]);
   });
 
+  it('reads no inherited name as a header, and later setHeader(), appendHeader() and removeHeader() work on what it left', () => {
+    const res = response();
+    securityHeaderSetter()({ socket: {} }, res);
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf']) {
+      expect(res.hasHeader(name), name).toBe(false);
+      expect(res.getHeader(name), name).toBeUndefined();
+    }
+    res.setHeader('Cache-Control', 'no-store');
+    res.appendHeader('Cache-Control', 'private');
+    expect(res.getHeader('cache-control')).toEqual(['no-store', 'private']);
+    res.removeHeader('Referrer-Policy');
+    expect(res.getHeaderNames()).toHaveLength(15); // the 15, less Referrer-Policy, and Cache-Control
+    expect(Object.keys(res.getHeaders())).not.toContain('referrer-policy');
+  });
+
+  it('keeps a Strict-Transport-Security the app set itself on a request shield does not see as HTTPS', () => {
+    const res = response();
+    res.setHeader('Strict-Transport-Security', 'max-age=60');
+    res.setHeader('X-Powered-By', 'Express');
+    securityHeaderSetter()({ socket: {} }, res);
+    expect(res.getHeader('strict-transport-security')).toBe('max-age=60');
+    expect(res.hasHeader('x-powered-by')).toBe(false);
+  });
+
   it('replaces a value the app set before, as setHeader() does', () => {
     const res = response();
     res.setHeader('X-Frame-Options', 'SAMEORIGIN');
