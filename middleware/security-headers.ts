@@ -109,13 +109,34 @@ export function securityHeaderSetter(options?: SecurityHeadersOptions | false | 
 type HeaderPairs = Record<string, [string, string]>;
 
 /**
- * A constructor of header objects that hold these pairs: each instance its own arrays
- * (appendHeader() writes into the pair it finds), its prototype an empty object without one.
+ * A constructor of header objects that hold these pairs (at most 16): each instance its own
+ * arrays (appendHeader() writes into the pair it finds), its prototype an empty object without
+ * one. One store site per pair: a loop's single site sees a different name and shape at each
+ * pair and runs through V8's slow generic store, about 0.26 us for the 15 against 0.09 unrolled
+ * (`new` in a loop of 200,000).
  */
 function pairsClass(lower: readonly string[], pairs: readonly (readonly [string, string])[]): new () => HeaderPairs {
   const n = lower.length;
+  if (n > 16) throw new RangeError('securityHeaders: more than 16 headers');
+  const k = lower;
+  const p = pairs;
   const Pairs = function (this: HeaderPairs): void {
-    for (let i = 0; i < n; i++) this[lower[i]] = [pairs[i][0], pairs[i][1]];
+    if (n > 0) this[k[0]] = [p[0][0], p[0][1]];
+    if (n > 1) this[k[1]] = [p[1][0], p[1][1]];
+    if (n > 2) this[k[2]] = [p[2][0], p[2][1]];
+    if (n > 3) this[k[3]] = [p[3][0], p[3][1]];
+    if (n > 4) this[k[4]] = [p[4][0], p[4][1]];
+    if (n > 5) this[k[5]] = [p[5][0], p[5][1]];
+    if (n > 6) this[k[6]] = [p[6][0], p[6][1]];
+    if (n > 7) this[k[7]] = [p[7][0], p[7][1]];
+    if (n > 8) this[k[8]] = [p[8][0], p[8][1]];
+    if (n > 9) this[k[9]] = [p[9][0], p[9][1]];
+    if (n > 10) this[k[10]] = [p[10][0], p[10][1]];
+    if (n > 11) this[k[11]] = [p[11][0], p[11][1]];
+    if (n > 12) this[k[12]] = [p[12][0], p[12][1]];
+    if (n > 13) this[k[13]] = [p[13][0], p[13][1]];
+    if (n > 14) this[k[14]] = [p[14][0], p[14][1]];
+    if (n > 15) this[k[15]] = [p[15][0], p[15][1]];
   } as unknown as new () => HeaderPairs;
   Pairs.prototype = Object.create(null);
   return Pairs;
