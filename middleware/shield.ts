@@ -438,7 +438,7 @@ export function shield(options: ShieldOptions = {}): (req: Req, res: Res, next: 
         return;
       }
       // most severe first; the engine's order (by position) breaks ties
-      findings.sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity]);
+      if (findings.length > 1) findings.sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity]);
       const top = findings[0]!;
       const incident = randomUUID();
       const context: DecisionContext = { findings, incident };
@@ -482,7 +482,9 @@ export function shield(options: ShieldOptions = {}): (req: Req, res: Res, next: 
       let bodyNow = body;
       if (touched.has('body')) {
         bodyNow = bodyWasBuffer ? Buffer.from(root.body as string, 'utf8') : root.body;
-        req.body = bodyNow;
+        // an object body was edited in place: storing it again would be one more write to a
+        // request whose properties miss V8's inline caches in an Express app
+        if (bodyNow !== body) req.body = bodyNow;
       }
       if (touched.has('path')) {
         const p = root.path as string[];
