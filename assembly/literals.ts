@@ -342,10 +342,23 @@ let capTo = -1;
  * SQL phrase: its words in order, separated by white space, '+' or /* comments *\/; before a
  * character that is not a word character (a quote) the separator may be missing.
  */
+// Where phraseAt last stopped at a unit the text does not hold: the start, the param, its index
+// there and the text's position. Params listed under one window often share their first words
+// ("from program '", "from program e'", "from program $$"): the next one at the same start,
+// whose units up to that index are the same, goes on from there instead of reading them again.
+let pfI = -1;
+let pfW: usize = 0;
+let pfQ = 0;
+let pfT = 0;
+
 function phraseAt(w: usize, wl: i32, i: i32): bool {
   phraseCapped = false;
   let q = 0;
   let t = i;
+  if (i == pfI && pfQ < wl && sameBytes(w, pfW, pfQ)) {
+    q = pfQ;
+    t = pfT;
+  }
   while (q < wl) {
     const pc = <u32>load<u8>(w + q);
     if (pc == 32) {
@@ -379,12 +392,23 @@ function phraseAt(w: usize, wl: i32, i: i32): bool {
       q++;
       continue;
     }
-    if (t >= len || lower(at(txt, t)) != pc) return false;
+    if (t >= len || lower(at(txt, t)) != pc) {
+      pfI = i;
+      pfW = w;
+      pfQ = q;
+      pfT = t;
+      return false;
+    }
     q++;
     t++;
   }
   if (t < len && isIdent(at(txt, t)) && isAlnum(<u32>load<u8>(w + wl - 1))) return false;
   matchEnd = t;
+  return true;
+}
+
+@inline function sameBytes(a: usize, b: usize, n: i32): bool {
+  for (let j = 0; j < n; j++) if (load<u8>(a + <usize>j) != load<u8>(b + <usize>j)) return false;
   return true;
 }
 
@@ -564,6 +588,7 @@ const MIN_INNER_RUN = 7;
  * (an upper-case letter after the first unit, or a digit) are searched inside as well.
  */
 export function scanLiterals(p: usize, n: i32, onlyKind: i32): void {
+  pfI = -1;
   punctReset();
   frontLen = -1;
   sawHexByte = false;
@@ -856,6 +881,7 @@ export function literalFront(p: usize, n: i32, stopAtEscape: bool): u32 {
  * inside of encoded-looking word runs, then the hits of each block, in text order.
  */
 export function literalVerify(onlyKind: i32): void {
+  pfI = -1;
   sqlAnchorCount = 0;
   sqlAnchorsOverflow = false;
   caseAnchorCount = 0;
