@@ -60,11 +60,14 @@ export let ifAnchorsOverflow = false;
 // Folded separators a phrase's space may stand for in the text: tab, LF, VT and '+', FF, CR, '/'.
 const PHRASE_GAPS = memory.data<u8>([41, 42, 43, 44, 45, 47, 32]);
 
-// An entry: {i32 rule, i32 param, i32 next, u32 gap, u32 sum4, u32 sum5, u64 pat, u64 mask}.
-// `pat` and `mask`: the param's first eight units folded (a byte each, the first unit lowest) and
-// 0xff in each byte whose unit the text must hold folded the same way, 0 where that cannot be
+// An entry: {i32 rule, i32 param, i32 next, u32 gap, u32 sum4, u32 sum5, u64 pat, u64 mask, u64
+// pat2, u64 mask2}. `pat` and `mask`: the param's first eight units folded (a byte each, the first
+// unit lowest) and 0xff in each byte whose unit the text must hold folded the same way, 0 where
+// that cannot be
 // told by one unit: past the param's end, a phrase's space and every unit after it (the space may
-// stand for more than one unit), a '/' (which also matches '\\'), a byte above 0x7f. `gap`: for a
+// stand for more than one unit), a '/' (which also matches '\\'), a byte above 0x7f; `pat2` and
+// `mask2` the same for the next eight units (the seven "document..." params all hold "document"
+// and part at the ninth: "document " repeated would verify all seven at every word). `gap`: for a
 // phrase whose first space is among those eight units with another unit after it, the space's
 // index (bits 0-7) and the folded unit after it (bits 8-15): a text with a plain space there and
 // then a unit that starts no separator must hold that unit (the common prose case, "from the"
@@ -73,7 +76,7 @@ const PHRASE_GAPS = memory.data<u8>([41, 42, 43, 44, 45, 47, 32]);
 // (all bits where the unit is not known), so that a window whose fourth or fifth unit no entry
 // has skips the list at once (the seven "document..." params under "doc", read for every
 // "DOCTYPE"). The full comparison (verify) runs only for an entry whose units the text holds.
-const ENTRY = 40;
+const ENTRY = 56;
 const ANY: u32 = 0xff;
 
 function probe(r: i32, k: i32): u32 {
@@ -122,16 +125,24 @@ function register(h: u32, r: i32, k: i32): void {
   const phrase = ruleKindOf(r) == K_SQL_PHRASE;
   let pat: u64 = 0;
   let mask: u64 = 0;
+  let pat2: u64 = 0;
+  let mask2: u64 = 0;
   let gap: u32 = ANY;
-  for (let j = 0; j < 8 && j < wl; j++) {
+  for (let j = 0; j < 16 && j < wl; j++) {
     const c = <u32>load<u8>(w + j);
     if (phrase && c == 32) {
       if (j + 1 < 8 && j + 1 < wl && load<u8>(w + j + 1) != 32) gap = <u32>j | (fold(load<u8>(w + j + 1)) << 8);
       break;
     }
     if (c == 47 || c >= 128) continue;
-    pat |= <u64>fold(c) << (<u64>j << 3);
-    mask |= <u64>0xff << (<u64>j << 3);
+    const sh = <u64>(j & 7) << 3;
+    if (j < 8) {
+      pat |= <u64>fold(c) << sh;
+      mask |= <u64>0xff << sh;
+    } else {
+      pat2 |= <u64>fold(c) << sh;
+      mask2 |= <u64>0xff << sh;
+    }
   }
   store<i32>(ep, r);
   store<i32>(ep + 4, k);
@@ -141,6 +152,8 @@ function register(h: u32, r: i32, k: i32): void {
   store<u32>(ep + 20, sum5);
   store<u64>(ep + 24, pat);
   store<u64>(ep + 32, mask);
+  store<u64>(ep + 40, pat2);
+  store<u64>(ep + 48, mask2);
   store<i32>(heads + (<usize>h << 2), entryCount);
   entryCount++;
 }
@@ -557,10 +570,22 @@ function checkBucket(h: u32, i: i32, onlyKind: i32): void {
   // no entry of the list has these units (the first entry holds the list's summary)
   const hp = entries + <usize>e * ENTRY;
   if (((load<u32>(hp + 16) >> (t4 & 31)) & (load<u32>(hp + 20) >> (t5 & 31)) & 1) == 0) return;
+  let tw2: u64 = 0; // the next eight units, read when an entry asks
+  let tw2Read = false;
   while (e >= 0) {
     const ep = entries + <usize>e * ENTRY;
     e = load<i32>(ep + 8);
     if ((tw & load<u64>(ep + 32)) != load<u64>(ep + 24)) continue;
+    const mask2 = load<u64>(ep + 48);
+    if (mask2 != 0) {
+      if (!tw2Read) {
+        tw2Read = true;
+        const i8 = i + 8;
+        if (frontLen == len && i8 + 8 <= len) tw2 = load<u64>(frontFolded + <usize>i8);
+        else for (let j = 0; j < 8; j++) tw2 |= <u64>(i8 + j < len ? fold(at(txt, i8 + j)) : 0xfe) << (<u64>j << 3);
+      }
+      if ((tw2 & mask2) != load<u64>(ep + 40)) continue;
+    }
     const gap = load<u32>(ep + 12);
     if (gap != ANY) {
       // a plain space, then a unit that neither continues the separator (white space, '+', a
