@@ -7,7 +7,7 @@
 // (everyPosition). Cost per candidate: one hash and one bit test.
 
 import {
-  at, lower, isAlnum, isSpace, initText, fileEntryEnds, cls, pathLiteralAt, punctSet, punctReset, P_SETS, splat8,
+  at, lower, isAlnum, find2, isSpace, initText, fileEntryEnds, cls, pathLiteralAt, punctSet, punctReset, P_SETS, splat8,
   P_QUOTE, P_SQL, P_COLON, P_DOT, P_LT, P_CMD, P_DEC,
 } from './text';
 import {
@@ -537,14 +537,128 @@ function verify(r: i32, k: i32, i: i32): bool {
     if (pc == 46 || pc == 91 || pc == 61) { dotted = true; break; }
   }
   if (!dotted) {
-    if (e >= len) return false;
-    const d = at(txt, e);
+    const d: u32 = e < len ? at(txt, e) : 0;
     if (!(d == 40 || d == 96 || (d == 63 && e + 2 < len && at(txt, e + 1) == 46 && at(txt, e + 2) == 40) ||
-      (d == 46 && (callAt(e + 1, 'call') || callAt(e + 1, 'apply') || callAt(e + 1, 'bind'))) || spacedCall(e))) return false;
+      (d == 46 && (callAt(e + 1, 'call') || callAt(e + 1, 'apply') || callAt(e + 1, 'bind'))) || spacedCall(e))) {
+      // not called where it stands: a sink handed on to something that calls it
+      if (!isAlnum(first) || !aliasCall(i, e)) return false;
+      emitLit(r, i, e);
+      return true;
+    }
     if (d == 40 && proseCall(i, e)) return false;
   }
   emitLit(r, i, e + 1 <= len ? e + 1 : len);
   return true;
+}
+
+// Methods that call the function they are given first: [1].find(alert), Reflect.apply(alert,...).
+// Names are compared without regard to case, as the sinks are (a case-blind filter downstream).
+const CALLBACK_METHODS: string[] = ['find', 'findindex', 'findlast', 'findlastindex', 'filter', 'map', 'flatmap', 'foreach',
+  'some', 'every', 'reduce', 'reduceright', 'sort', 'then', 'catch', 'finally', 'apply', 'call', 'bind', 'replace', 'replaceall'];
+
+// Where the word "throw" first stands in the text (-1: nowhere), and the first '(' or '`' (len:
+// none); -2: not looked for yet in this text.
+let throwAt = -2;
+let callCharAt = -2;
+
+/** The text [s, s + name's length) holds `name` (lower case) in any letter case. */
+function wordAt(s: i32, name: string): bool {
+  const l = name.length;
+  if (s < 0 || s + l > len) return false;
+  for (let j = 0; j < l; j++) if (lower(at(txt, s + j)) != <u32>name.charCodeAt(j)) return false;
+  return true;
+}
+
+/**
+ * The listed sink at [i, e), not called where it stands, is handed to something that calls it:
+ * - `(alert)(1)`, `(alert)\`1\``: in brackets that are called;
+ * - `[1].find(alert)`, `Reflect.apply(alert,null,[1])`: the first argument of a member call whose
+ *   method calls it (CALLBACK_METHODS);
+ * - `a=alert,a(1)`, `x = eval; x(name)`: assigned to a name that the next statement calls;
+ * - `onerror=alert;throw 1`, `{onerror=eval}throw'...'`: made the window's error handler, which
+ *   a `throw` anywhere in the value calls.
+ * Prose has none of these shapes ("(alert)" alone, "level=alert;" without the call).
+ */
+function aliasCall(i: i32, e: i32): bool {
+  const prev: u32 = i > 0 ? at(txt, i - 1) : 0;
+  const next: u32 = e < len ? at(txt, e) : 0;
+  if (prev == 40) {
+    if (next == 41) {
+      const d: u32 = e + 1 < len ? at(txt, e + 1) : 0;
+      if (d == 40 || d == 96) return true;
+    }
+    if (next == 41 || next == 44) {
+      // ".method(" right before
+      let ms = i - 1;
+      while (ms > 0 && i - 1 - ms < 16 && isIdent(at(txt, ms - 1))) ms--;
+      if (ms > 0 && ms < i - 1 && at(txt, ms - 1) == 46) {
+        for (let k = 0; k < CALLBACK_METHODS.length; k++) {
+          const m = CALLBACK_METHODS[k];
+          if (m.length == i - 1 - ms && wordAt(ms, m)) return true;
+        }
+      }
+    }
+    return false;
+  }
+  // an assignment: '=' (not part of ==, !=, <=, >=, =>); the cheap tests first (dense text
+  // such as "x=alert;" repeated meets this at every sink)
+  if (callCharAt == -2) callCharAt = find2(txt, 0, len, 40, 96);
+  let k = i;
+  while (k > 0 && isSpace(at(txt, k - 1))) k--;
+  if (k == 0 || at(txt, k - 1) != 61) return false;
+  k--;
+  if (k > 0) {
+    const c = at(txt, k - 1);
+    if (c == 61 || c == 33 || c == 60 || c == 62) return false;
+  }
+  // no call in the value: only the error handler's name can be assigned
+  if (callCharAt >= len) {
+    let ne = k;
+    while (ne > 0 && isSpace(at(txt, ne - 1))) ne--;
+    if (!wordAt(ne - 7, 'onerror') || !throwIn()) return false;
+  }
+  // the statement ends after the sink
+  let t = e;
+  while (t < len && (at(txt, t) == 32 || at(txt, t) == 9)) t++;
+  const end: u32 = t < len ? at(txt, t) : 0;
+  if (t < len && !(end == 59 || end == 44 || end == 125 || end == 41 || end == 10 || end == 13)) return false;
+  // the next statement calls a name: `name(` or `name\`` (spaces allowed)
+  let cs = -1;
+  let ce = -1;
+  if (callCharAt < len && t < len && (end == 59 || end == 44 || end == 10 || end == 13)) {
+    let j = t + 1;
+    while (j < len && (at(txt, j) == 32 || at(txt, j) == 9)) j++;
+    let je = j;
+    while (je < len && je - j < 32 && isIdent(at(txt, je))) je++;
+    if (je > j && je < len && (at(txt, je) == 40 || at(txt, je) == 96)) { cs = j; ce = je; }
+  }
+  // the name assigned
+  while (k > 0 && isSpace(at(txt, k - 1))) k--;
+  const ne = k;
+  while (k > 0 && ne - k < 32 && isIdent(at(txt, k - 1))) k--;
+  const ns = k;
+  if (ns == ne || (ns > 0 && isIdent(at(txt, ns - 1)))) return false;
+  if (cs >= 0 && ce - cs == ne - ns) {
+    let same = true;
+    for (let q = 0; q < ne - ns && same; q++) same = lower(at(txt, cs + q)) == lower(at(txt, ns + q));
+    if (same) return true;
+  }
+  // the window's error handler: called by a throw anywhere in the value
+  return ne - ns == 7 && wordAt(ns, 'onerror') && throwIn();
+}
+
+/** The value holds the word "throw" (looked for once per text, by its 'w': rarer than 't'). */
+function throwIn(): bool {
+  if (throwAt == -2) {
+    throwAt = -1;
+    let j = find2(txt, 4, len, 119, 87);
+    while (j < len) {
+      const s = j - 4;
+      if (wordAt(s, 'throw') && (s == 0 || !isIdent(at(txt, s - 1))) && (j + 1 >= len || !isIdent(at(txt, j + 1)))) { throwAt = s; break; }
+      j = find2(txt, j + 1, len, 119, 87);
+    }
+  }
+  return throwAt >= 0;
 }
 
 // kind of each rule, cached from the rule table for the verifier
@@ -614,6 +728,8 @@ const MIN_INNER_RUN = 7;
  */
 export function scanLiterals(p: usize, n: i32, onlyKind: i32): void {
   pfI = -1;
+  throwAt = -2;
+  callCharAt = -2;
   punctReset();
   frontLen = -1;
   sawHexByte = false;
@@ -907,6 +1023,8 @@ export function literalFront(p: usize, n: i32, stopAtEscape: bool): u32 {
  */
 export function literalVerify(onlyKind: i32): void {
   pfI = -1;
+  throwAt = -2;
+  callCharAt = -2;
   sqlAnchorCount = 0;
   sqlAnchorsOverflow = false;
   caseAnchorCount = 0;
