@@ -673,16 +673,20 @@ function checkBucket(h: u32, i: i32, onlyKind: i32): void {
   if (e < 0) return;
   // the text's first eight units from i, folded (0xfe past the end: no param unit folds to it);
   // from the folded copy when literalFront made one of this text
-  let tw: u64;
+  const hp = entries + <usize>e * ENTRY;
+  let tw: u64 = 0;
   if (frontLen == len && i + 8 <= len) tw = load<u64>(frontFolded + <usize>i);
   else {
-    tw = 0;
+    // a short value (no folded copy) or the value's last units: the summary's two units first
+    // (most windows of a short value stop there), then the eight
+    const s4: u32 = i + 3 < len ? fold(at(txt, i + 3)) : 0xfe;
+    const s5: u32 = i + 4 < len ? fold(at(txt, i + 4)) : 0xfe;
+    if (((load<u32>(hp + 16) >> (s4 & 31)) & (load<u32>(hp + 20) >> (s5 & 31)) & 1) == 0) return;
     for (let j = 0; j < 8; j++) tw |= <u64>(i + j < len ? fold(at(txt, i + j)) : 0xfe) << (<u64>j << 3);
   }
   const t4 = <u32>(tw >> 24) & 0xff;
   const t5 = <u32>(tw >> 32) & 0xff;
   // no entry of the list has these units (the first entry holds the list's summary)
-  const hp = entries + <usize>e * ENTRY;
   if (((load<u32>(hp + 16) >> (t4 & 31)) & (load<u32>(hp + 20) >> (t5 & 31)) & 1) == 0) return;
   let tw2: u64 = 0; // the next eight units, read when an entry asks
   let tw2Read = false;
