@@ -4,7 +4,8 @@
 //
 //   node bench/wasm-ab.mjs <a.wasm> <b.wasm> [more.wasm] [--rounds 5] UNIT [UNIT ...]
 //     UNIT: a string repeated to 1,048,576 units; BENIGN: the benign text of npm run bench at
-//     1 MB; BENIGN64K and BENIGN1K: the same at 64 KB and at 1 KB
+//     1 MB; BENIGN64K and BENIGN1K: the same at 64 KB and at 1 KB; SHORT8: the batch of 8 short
+//     query values of `npm run bench` (one scan_batch call of eight values)
 //
 // Prints, per unit, the best time per scan_batch call of each build over the rounds (each round
 // runs every unit on every build in turn). The engine alone: no bindings, no JavaScript packing
@@ -30,16 +31,24 @@ for (const w of wasms) {
   inst.push(ex);
 }
 const n = 1 << 20;
-const vals = units.map((u) => (u === 'BENIGN' ? benignText(n) : u === 'BENIGN64K' ? benignText(65536) : u === 'BENIGN1K' ? benignText(1024) : u.repeat(Math.ceil(n / u.length)).slice(0, n)));
+const SHORT8 = ['42', 'john.doe@example.com', 'red shoes size 9', '2024-05-01', 'desc', '9b1deb4d-3b7d', 'page=2', 'en-US'];
+const vals = units.map((u) => (u === 'SHORT8' ? SHORT8 : u === 'BENIGN' ? benignText(n) : u === 'BENIGN64K' ? benignText(65536) : u === 'BENIGN1K' ? benignText(1024) : u.repeat(Math.ceil(n / u.length)).slice(0, n)));
 
-function pack(ex, s) {
-  const p = ex.batch_reserve(1, s.length);
+function pack(ex, v) {
+  const values = Array.isArray(v) ? v : [v];
+  const units = values.reduce((a, x) => a + x.length, 0);
+  const p = ex.batch_reserve(values.length, units);
   const dv = new DataView(ex.memory.buffer);
-  dv.setUint32(p, 1, true);
-  dv.setUint32(p + 4, 0, true);
-  dv.setUint32(p + 8, s.length, true);
-  const u16 = new Uint16Array(ex.memory.buffer, p + 12, s.length);
-  for (let i = 0; i < s.length; i++) u16[i] = s.charCodeAt(i);
+  dv.setUint32(p, values.length, true);
+  const text = p + 4 + values.length * 8;
+  const u16 = new Uint16Array(ex.memory.buffer, text, units);
+  let off = 0;
+  values.forEach((s, i) => {
+    dv.setUint32(p + 4 + i * 8, off, true);
+    dv.setUint32(p + 8 + i * 8, s.length, true);
+    for (let k = 0; k < s.length; k++) u16[off + k] = s.charCodeAt(k);
+    off += s.length;
+  });
 }
 
 const best = units.map(() => wasms.map(() => Infinity));
@@ -48,7 +57,7 @@ for (let r = 0; r < rounds; r++) {
     for (let w = 0; w < wasms.length; w++) {
       const ex = inst[w];
       pack(ex, vals[u]);
-      const reps = vals[u].length < 4096 ? 5000 : vals[u].length < 100000 ? 200 : 3;
+      const reps = Array.isArray(vals[u]) ? 100000 : vals[u].length < 4096 ? 5000 : vals[u].length < 100000 ? 200 : 3;
       if (ex.scan_batch() < 0) throw new Error('batch rejected');
       const t0 = process.hrtime.bigint();
       for (let k = 0; k < reps; k++) ex.scan_batch();
@@ -57,5 +66,5 @@ for (let r = 0; r < rounds; r++) {
   }
 }
 console.log(`best of ${rounds} rounds, per scan_batch call; builds: ${wasms.join(', ')}`);
-const fmt = (t) => (t >= 1000 ? `${(t / 1000).toFixed(2)} ms` : `${t.toFixed(1)} us`).padStart(10);
+const fmt = (t) => (t >= 1000 ? `${(t / 1000).toFixed(2)} ms` : t >= 10 ? `${t.toFixed(1)} us` : `${(t * 1000).toFixed(0)} ns`).padStart(10);
 for (let u = 0; u < units.length; u++) console.log(JSON.stringify(units[u]).padEnd(24), best[u].map(fmt).join(' '));
