@@ -368,7 +368,9 @@ function phraseAt(w: usize, wl: i32, i: i32): bool {
   phraseCapped = false;
   let q = 0;
   let t = i;
-  if (i == pfI && pfQ < wl && sameBytes(w, pfW, pfQ)) {
+  // (not right after a space of the param: the walk over that space read the unit after it,
+  // the first one the two params need not share)
+  if (i == pfI && pfQ < wl && (pfQ == 0 || load<u8>(w + pfQ - 1) != 32) && sameBytes(w, pfW, pfQ)) {
     q = pfQ;
     t = pfT;
   }
@@ -570,6 +572,24 @@ function wordAt(s: i32, name: string): bool {
 }
 
 /**
+ * A call's argument from j (after its '(') starts like code: a digit, a quote, a backtick, ')', '/',
+ * or a name directly followed by '.', '[', '(' or ',' (spacedCall's test, without its comment case:
+ * "(prompt)(completion)", "mode(s)" are prose).
+ */
+function codeArgAt(j: i32): bool {
+  while (j < len && isSpace(at(txt, j))) j++;
+  if (j >= len) return false;
+  const a = at(txt, j);
+  if ((a >= 48 && a <= 57) || a == 34 || a == 39 || a == 96 || a == 41 || a == 47) return true;
+  if (!isIdent(a)) return false;
+  let k = j;
+  while (k < len && k - j < 64 && isIdent(at(txt, k))) k++;
+  if (k >= len) return false;
+  const b = at(txt, k);
+  return b == 46 || b == 91 || b == 40 || b == 44;
+}
+
+/**
  * The listed sink at [i, e), not called where it stands, is handed to something that calls it:
  * - `(alert)(1)`, `(alert)\`1\``: in brackets that are called;
  * - `[1].find(alert)`, `Reflect.apply(alert,null,[1])`: the first argument of a member call whose
@@ -584,17 +604,22 @@ function aliasCall(i: i32, e: i32): bool {
   const next: u32 = e < len ? at(txt, e) : 0;
   if (prev == 40) {
     if (next == 41) {
+      // called with a template, or with an argument that starts like code ("(prompt)(completion)"
+      // and "(Confirm)(Cancel)" are prose)
       const d: u32 = e + 1 < len ? at(txt, e + 1) : 0;
-      if (d == 40 || d == 96) return true;
+      if (d == 96 || (d == 40 && codeArgAt(e + 2))) return true;
     }
     if (next == 41 || next == 44) {
-      // ".method(" right before
+      // ".method(" right before; after the sink another argument only for the methods that take
+      // the function first and arguments after it (Reflect.apply(alert,null,[1]))
       let ms = i - 1;
       while (ms > 0 && i - 1 - ms < 16 && isIdent(at(txt, ms - 1))) ms--;
       if (ms > 0 && ms < i - 1 && at(txt, ms - 1) == 46) {
+        const ml = i - 1 - ms;
+        if (next == 44) return (ml == 5 && wordAt(ms, 'apply')) || (ml == 4 && (wordAt(ms, 'call') || wordAt(ms, 'bind')));
         for (let k = 0; k < CALLBACK_METHODS.length; k++) {
           const m = CALLBACK_METHODS[k];
-          if (m.length == i - 1 - ms && wordAt(ms, m)) return true;
+          if (m.length == ml && wordAt(ms, m)) return true;
         }
       }
     }
@@ -630,7 +655,7 @@ function aliasCall(i: i32, e: i32): bool {
     while (j < len && (at(txt, j) == 32 || at(txt, j) == 9)) j++;
     let je = j;
     while (je < len && je - j < 32 && isIdent(at(txt, je))) je++;
-    if (je > j && je < len && (at(txt, je) == 40 || at(txt, je) == 96)) { cs = j; ce = je; }
+    if (je > j && je < len && (at(txt, je) == 96 || (at(txt, je) == 40 && codeArgAt(je + 1)))) { cs = j; ce = je; }
   }
   // the name assigned
   while (k > 0 && isSpace(at(txt, k - 1))) k--;
@@ -647,6 +672,25 @@ function aliasCall(i: i32, e: i32): bool {
   return ne - ns == 7 && wordAt(ns, 'onerror') && throwIn();
 }
 
+/**
+ * After "throw" at j: an operand that starts like code, a literal, a bracket, an object or a name
+ * that ends the expression or continues it (`throw 1`, `throw'x'`, `throw/0/+name`, `throw e;`,
+ * `throw onerror=eval,...`);
+ * "THROW the switch" is prose. Reads at most 32 units of a name.
+ */
+function thrownAt(j: i32): bool {
+  while (j < len && (at(txt, j) == 32 || at(txt, j) == 9)) j++;
+  if (j >= len) return false;
+  const c = at(txt, j);
+  if ((c >= 48 && c <= 57) || c == 34 || c == 39 || c == 96 || c == 47 || c == 123 || c == 91 || c == 40) return true;
+  if (!isIdent(c)) return false;
+  let k = j;
+  while (k < len && k - j < 32 && isIdent(at(txt, k))) k++;
+  if (k >= len) return true;
+  const d = at(txt, k);
+  return d == 59 || d == 44 || d == 41 || d == 125 || d == 46 || d == 40 || d == 43 || d == 61 || d == 10 || d == 13;
+}
+
 /** The value holds the word "throw" (looked for once per text, by its 'w': rarer than 't'). */
 function throwIn(): bool {
   if (throwAt == -2) {
@@ -654,7 +698,7 @@ function throwIn(): bool {
     let j = find2(txt, 4, len, 119, 87);
     while (j < len) {
       const s = j - 4;
-      if (wordAt(s, 'throw') && (s == 0 || !isIdent(at(txt, s - 1))) && (j + 1 >= len || !isIdent(at(txt, j + 1)))) { throwAt = s; break; }
+      if (wordAt(s, 'throw') && (s == 0 || !isIdent(at(txt, s - 1))) && (j + 1 >= len || !isIdent(at(txt, j + 1))) && thrownAt(j + 1)) { throwAt = s; break; }
       j = find2(txt, j + 1, len, 119, 87);
     }
   }

@@ -319,6 +319,24 @@ describe('custom rule blob', () => {
     expect(scanBatch(cx, custom, values).findings[0].map((f) => f.id)).toContain('patterns.sql.comment');
   });
 
+  it('phrase params that share their first words find the same in any order', () => {
+    // the walk of one param goes on where the last one failed at the same start; a param with a
+    // word unit right after a shared space must still need the separator there
+    const all = parseBlob(defaultBlob(cx)).rules;
+    const fileAccess = all.find((r) => r.id === 'patterns.sql.file-access');
+    const values = ["copy t from programe'ls'", "copy t from program e'ls'", "copy t from program 'ls'", 'copy t from program $$ls$$',
+      "copy t from programme 'ls'", "copy t from\tprogram/**/e'x'"];
+    const found = (params) => {
+      const rule = { ...fileAccess, params };
+      loadBlob(cx, buildBlob([rule]));
+      return scanBatch(cx, [rule], values).findings.map((fs) => fs.length > 0);
+    };
+    const shipped = found(fileAccess.params);
+    expect(shipped).toEqual([false, true, true, true, false, true]);
+    expect(found(["from program $$", "from program e'", "from program '"])).toEqual(shipped);
+    expect(found(["from program '", "from program $$", "from program e'"])).toEqual(shipped);
+  });
+
   it('a rule whose enabled flag is clear in the blob is loaded but off', () => {
     const blob = buildBlob(custom.map((r) => (r.id === 'patterns.xss.script-tag' ? { ...r, flags: r.flags & ~1 } : r)));
     expect(loadBlob(cx, blob)).toBe(pick.length);
