@@ -591,12 +591,13 @@ function codeArgAt(j: i32): bool {
 
 /**
  * The listed sink at [i, e), not called where it stands, is handed to something that calls it:
- * - `(alert)(1)`, `(alert)\`1\``: in brackets that are called;
+ * - `(alert)(1)`, `(alert)\`1\``: in brackets that are called (with a code-like argument: codeArgAt);
  * - `[1].find(alert)`, `Reflect.apply(alert,null,[1])`: the first argument of a member call whose
- *   method calls it (CALLBACK_METHODS);
- * - `a=alert,a(1)`, `x = eval; x(name)`: assigned to a name that the next statement calls;
+ *   method calls it (CALLBACK_METHODS; more arguments after it only for apply, call and bind);
+ * - `a=alert,a(1)`, `x = eval; x(location.hash)`: assigned to a name that the next statement calls
+ *   (with a template or a code-like argument);
  * - `onerror=alert;throw 1`, `{onerror=eval}throw'...'`: made the window's error handler, which
- *   a `throw` anywhere in the value calls.
+ *   a `throw` with an operand anywhere in the value calls (thrownAt).
  * Prose has none of these shapes ("(alert)" alone, "level=alert;" without the call).
  */
 function aliasCall(i: i32, e: i32): bool {
