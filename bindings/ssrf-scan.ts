@@ -4,8 +4,10 @@
 //   - http, https, ws, wss, ftp (params of the rule of kind url-internal):
 //     reported when validateUrl refuses the host as private, loopback, link-local, metadata,
 //     localhost or a tunnel address, also for hostnames that only wrap such an address
-//     (169.254.169.254.nip.io) and with a trailing dot. A public host passes, with or without
-//     userinfo (git remotes carry user names).
+//     (169.254.169.254.nip.io; under a wildcard DNS service anywhere before it, dashed or in hex:
+//     app.10.0.0.1.nip.io, 127-0-0-1.sslip.io, 7f000001.nip.io), public names that resolve to
+//     127.0.0.1 (localtest.me, lvh.me, ...) or redirect inward (r3dir.me), and with a trailing
+//     dot. A public host passes, with or without userinfo (git remotes carry user names).
 //   - gopher, dict, file, ldap, tftp, jar, netdoc, ... (params of the rule of kind url-smuggling): reported
 //     whatever the host, since no web application needs to fetch them from user input.
 // mailto: and tel: are not network URLs. Linear: one indexOf walk over the text.
@@ -60,6 +62,42 @@ function wrappedIpv4(host: string): string | null {
   if (parts.length < 5) return null;
   for (let k = 0; k < 4; k++) if (!/^\d{1,3}$/.test(parts[k])) return null;
   return parts.slice(0, 4).join('.');
+}
+
+// (assembly/urls.ts INWARD_SUFFIXES lists the same names, so that the engine hands their URLs
+// over.) Wildcard DNS services that answer with the address written in the name, anywhere in
+// front of them: 10.0.0.1.nip.io, app.127.0.0.1.nip.io, 127-0-0-1.sslip.io, magic-127-0-0-1.nip.io,
+// 7f000001.nip.io.
+const WILDCARD_DNS = ['nip.io', 'sslip.io', 'xip.io', 'traefik.me', 'nip.direct'];
+// Public names that resolve to 127.0.0.1 (every name under them too), and a service that
+// redirects to the address encoded in its subdomain: ways past a check on the host's spelling.
+const INWARD_NAMES = ['localtest.me', 'lvh.me', 'vcap.me', 'lacolhost.com', 'spoofed.burpcollaborator.net', 'r3dir.me'];
+
+function underName(host: string, name: string): boolean {
+  return host === name || (host.length > name.length && host.endsWith(name) && host.charCodeAt(host.length - name.length - 1) === 46);
+}
+
+const DASHED_V4 = /(?:^|-)(\d{1,3})-(\d{1,3})-(\d{1,3})-(\d{1,3})$/;
+const HEX_V4 = /^[0-9a-f]{8}$/;
+
+/**
+ * The IPv4 address a wildcard DNS name stands for (the four labels, the dashed or the hex label
+ * right before the service), 'loopback' for the listed inward names, or null.
+ */
+function inwardHost(host: string): string | null {
+  for (const name of INWARD_NAMES) if (underName(host, name)) return 'loopback';
+  for (const svc of WILDCARD_DNS) {
+    if (!(host.length > svc.length && underName(host, svc))) continue;
+    const labels = host.slice(0, host.length - svc.length - 1).split('.');
+    const n = labels.length;
+    if (n >= 4 && labels.slice(n - 4).every((l) => /^\d{1,3}$/.test(l))) return labels.slice(n - 4).join('.');
+    const last = labels[n - 1];
+    const d = DASHED_V4.exec(last);
+    if (d) return `${d[1]}.${d[2]}.${d[3]}.${d[4]}`;
+    if (HEX_V4.test(last)) return [0, 2, 4, 6].map((k) => parseInt(last.slice(k, k + 2), 16)).join('.');
+    return null;
+  }
+  return null;
 }
 
 /**
@@ -165,7 +203,9 @@ function judgeInside(url: string, scheme: string): boolean {
   }
   if (v.reason === null) {
     const host = v.hostname;
-    const ip = host ? wrappedIpv4(host) : null;
+    const inward = host ? inwardHost(host) : null;
+    if (inward === 'loopback') return true;
+    const ip = inward ?? (host ? wrappedIpv4(host) : null);
     if (ip) {
       const w = validateUrl(`http://${ip}/`);
       return !w.ok && w.reason !== null && INTERNAL_REASONS.has(w.reason);
@@ -227,7 +267,7 @@ function plainPublicName(text: string, i: number, e: number): boolean {
   if (d === he || text.charCodeAt(d) === 46) return false;
   const host = text.slice(hs, he).toLowerCase();
   return !(host.includes('localhost') || host.includes('metadata') || host.includes('instance-data') || host.endsWith('.internal') ||
-    host.endsWith('.local') || host.startsWith('xn--') || host.includes('.xn--'));
+    host.endsWith('.local') || host.startsWith('xn--') || host.includes('.xn--') || inwardHost(host) !== null);
 }
 
 /** text[s, e) is "0x" or "0X" followed by hex digits only (WHATWG's IPv4 number in hex). */

@@ -22,6 +22,13 @@ const ATTACKS = [
   ['http://[::ffff:127.0.0.1]/', 'internal-target', 'IPv4-mapped IPv6'],
   ['http://localhost./x', 'internal-target', 'trailing dot'],
   ['http://169.254.169.254.nip.io/', 'internal-target', 'wildcard DNS wrapping a metadata address'],
+  ['http://shop.orders.10.1.2.3.nip.io/', 'internal-target', 'wildcard DNS: the address after other labels'],
+  ['http://magic-127-0-0-1.sslip.io/admin', 'internal-target', 'wildcard DNS: the address dashed'],
+  ['http://a9fea9fe.nip.io/latest/meta-data/', 'internal-target', 'wildcard DNS: the metadata address in hex'],
+  ['http://lvh.me:3000/admin', 'internal-target', 'a public name that resolves to 127.0.0.1'],
+  ['https://api.localtest.me/', 'internal-target', 'a name under one that resolves to 127.0.0.1'],
+  ['http://spoofed.burpcollaborator.net/', 'internal-target', 'a well-known name for 127.0.0.1'],
+  ['https://7f000001.302.r3dir.me/', 'internal-target', 'a redirect service that sends the request inward'],
   ['http://127.1.1.1:80:\\@@127.2.2.2:80/', 'internal-target', 'a URL WHATWG refuses, host still internal'],
   ['ws://10.0.0.1/socket', 'internal-target', 'websocket to a private address'],
   ['go to https://redirector.example/?next=http://localhost/admin now', 'internal-target', 'an internal URL inside a public one, in prose'],
@@ -39,6 +46,8 @@ const BENIGN = [
   'tel:+15551234567', 'https://user@github.com/org/repo.git', 'ftp://ftp.gnu.org/gnu/', 'HTTP://WWW.EXAMPLE.COM/X',
   'http://intranet-docs.example.org/guide', 'time 10:30:45', 'a: b: c', 'https://example.com/?q=1:2:3',
   'Category:File: notes', 'C:\\Users\\me\\file.txt', 'http://8.8.8.8/', 'https://[2606:4700::1111]/',
+  'http://8.8.8.8.nip.io/', 'https://app.93-184-216-34.sslip.io/', 'https://nip.io/', 'https://blog.example/why-we-use-nip.io',
+  'http://mylvh.me/', 'https://www.burpcollaborator.net/',
 ];
 
 describe('ssrf findings in scan', () => {
