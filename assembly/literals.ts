@@ -7,7 +7,7 @@
 // (everyPosition). Cost per candidate: one hash and one bit test.
 
 import {
-  at, lower, isAlnum, find2, isSpace, initText, fileEntryEnds, cls, pathLiteralAt, punctSet, punctReset, P_SETS, splat8,
+  at, lower, lowerWordIs, isAlnum, find2, isSpace, initText, fileEntryEnds, cls, pathLiteralAt, punctSet, punctReset, P_SETS, splat8,
   P_QUOTE, P_SQL, P_COLON, P_DOT, P_LT, P_CMD, P_DEC,
 } from './text';
 import {
@@ -79,25 +79,6 @@ const PHRASE_GAPS = memory.data<u8>([41, 42, 43, 44, 45, 47, 32]);
 const ENTRY = 56;
 const ANY: u32 = 0xff;
 
-function probe(r: i32, k: i32): u32 {
-  const w = paramPtr(r, k);
-  const wl = paramLen(r, k);
-  let spaceBefore = 5; // a phrase's space at or before a unit makes the units after it unknown
-  if (ruleKindOf(r) == K_SQL_PHRASE) {
-    for (let j = 0; j < 5 && j < wl; j++) if (load<u8>(w + j) == 32) { spaceBefore = j; break; }
-  }
-  let out: u32 = 0;
-  for (let j = 3; j < 5; j++) {
-    let v = ANY;
-    if (j < wl && j < spaceBefore) {
-      const c = <u32>load<u8>(w + j);
-      if (c != 47) v = fold(c);
-    }
-    out |= v << (<u32>(j - 3) << 3);
-  }
-  return out;
-}
-
 /** Adds (rule, param) to the list of window hash h, once. */
 function register(h: u32, r: i32, k: i32): void {
   let e = load<i32>(heads + (<usize>h << 2));
@@ -109,17 +90,7 @@ function register(h: u32, r: i32, k: i32): void {
   store<u8>(bitmap + (h >> 3), load<u8>(bitmap + (h >> 3)) | <u8>(<u32>1 << (h & 7)));
   const ep = entries + <usize>entryCount * ENTRY;
   const next = load<i32>(heads + (<usize>h << 2));
-  const pr = probe(r, k);
-  const p4 = pr & 0xff;
-  const p5 = (pr >> 8) & 0xff;
-  let sum4: u32 = p4 == ANY ? 0xffffffff : <u32>1 << (p4 & 31);
-  let sum5: u32 = p5 == ANY ? 0xffffffff : <u32>1 << (p5 & 31);
-  if (next >= 0) {
-    const np = entries + <usize>next * ENTRY;
-    sum4 |= load<u32>(np + 16);
-    sum5 |= load<u32>(np + 20);
-  }
-  // the first eight units, and a phrase's first space
+  // the first sixteen units, and a phrase's first space
   const w = paramPtr(r, k);
   const wl = paramLen(r, k);
   const phrase = ruleKindOf(r) == K_SQL_PHRASE;
@@ -143,6 +114,15 @@ function register(h: u32, r: i32, k: i32): void {
       pat2 |= <u64>fold(c) << sh;
       mask2 |= <u64>0xff << sh;
     }
+  }
+  // the list's summary: the fourth and fifth units this entry needs (all where not known), and
+  // those of the entries after it
+  let sum4: u32 = ((mask >> 24) & 0xff) != 0 ? <u32>1 << (<u32>(pat >> 24) & 31) : 0xffffffff;
+  let sum5: u32 = ((mask >> 32) & 0xff) != 0 ? <u32>1 << (<u32>(pat >> 32) & 31) : 0xffffffff;
+  if (next >= 0) {
+    const np = entries + <usize>next * ENTRY;
+    sum4 |= load<u32>(np + 16);
+    sum5 |= load<u32>(np + 20);
   }
   store<i32>(ep, r);
   store<i32>(ep + 4, k);
@@ -282,7 +262,17 @@ function spacedCall(e: i32): bool {
     break;
   }
   if (j == e || j >= len || at(txt, j) != 40) return false;
-  j++;
+  // a lone name in brackets after white space is prose ("Prompt (AI) engineering", "alert
+  // (urgent): server down"); after a comment it is code ("alert/**/(origin)")
+  return codeArgAt(j + 1, commented);
+}
+
+/**
+ * A call's argument from j (after its '(') starts like code: a digit, a quote, a backtick, ')', '/',
+ * or a name directly followed by '.', '[', '(' or ',' (or by ')' when `loneName`: "(prompt)(completion)",
+ * "mode(s)" are prose).
+ */
+function codeArgAt(j: i32, loneName: bool): bool {
   while (j < len && isSpace(at(txt, j))) j++;
   if (j >= len) return false;
   const a = at(txt, j);
@@ -291,9 +281,7 @@ function spacedCall(e: i32): bool {
   while (j < len && isIdent(at(txt, j))) j++;
   if (j >= len) return false;
   const b = at(txt, j);
-  // a lone name in brackets after white space is prose ("Prompt (AI) engineering", "alert
-  // (urgent): server down"); after a comment it is code ("alert/**/(origin)")
-  if (b == 41) return commented;
+  if (b == 41) return loneName;
   return b == 46 || b == 91 || b == 40 || b == 44;
 }
 
@@ -563,32 +551,6 @@ const CALLBACK_METHODS: string[] = ['find', 'findindex', 'findlast', 'findlastin
 let throwAt = -2;
 let callCharAt = -2;
 
-/** The text [s, s + name's length) holds `name` (lower case) in any letter case. */
-function wordAt(s: i32, name: string): bool {
-  const l = name.length;
-  if (s < 0 || s + l > len) return false;
-  for (let j = 0; j < l; j++) if (lower(at(txt, s + j)) != <u32>name.charCodeAt(j)) return false;
-  return true;
-}
-
-/**
- * A call's argument from j (after its '(') starts like code: a digit, a quote, a backtick, ')', '/',
- * or a name directly followed by '.', '[', '(' or ',' (spacedCall's test, without its comment case:
- * "(prompt)(completion)", "mode(s)" are prose).
- */
-function codeArgAt(j: i32): bool {
-  while (j < len && isSpace(at(txt, j))) j++;
-  if (j >= len) return false;
-  const a = at(txt, j);
-  if ((a >= 48 && a <= 57) || a == 34 || a == 39 || a == 96 || a == 41 || a == 47) return true;
-  if (!isIdent(a)) return false;
-  let k = j;
-  while (k < len && k - j < 64 && isIdent(at(txt, k))) k++;
-  if (k >= len) return false;
-  const b = at(txt, k);
-  return b == 46 || b == 91 || b == 40 || b == 44;
-}
-
 /**
  * The listed sink at [i, e), not called where it stands, is handed to something that calls it:
  * - `(alert)(1)`, `(alert)\`1\``: in brackets that are called (with a code-like argument: codeArgAt);
@@ -608,7 +570,7 @@ function aliasCall(i: i32, e: i32): bool {
       // called with a template, or with an argument that starts like code ("(prompt)(completion)"
       // and "(Confirm)(Cancel)" are prose)
       const d: u32 = e + 1 < len ? at(txt, e + 1) : 0;
-      if (d == 96 || (d == 40 && codeArgAt(e + 2))) return true;
+      if (d == 96 || (d == 40 && codeArgAt(e + 2, false))) return true;
     }
     if (next == 41 || next == 44) {
       // ".method(" right before; after the sink another argument only for the methods that take
@@ -617,10 +579,10 @@ function aliasCall(i: i32, e: i32): bool {
       while (ms > 0 && i - 1 - ms < 16 && isIdent(at(txt, ms - 1))) ms--;
       if (ms > 0 && ms < i - 1 && at(txt, ms - 1) == 46) {
         const ml = i - 1 - ms;
-        if (next == 44) return (ml == 5 && wordAt(ms, 'apply')) || (ml == 4 && (wordAt(ms, 'call') || wordAt(ms, 'bind')));
+        if (next == 44) return lowerWordIs(txt, ms, ml, 'apply') || lowerWordIs(txt, ms, ml, 'call') || lowerWordIs(txt, ms, ml, 'bind');
         for (let k = 0; k < CALLBACK_METHODS.length; k++) {
           const m = CALLBACK_METHODS[k];
-          if (m.length == ml && wordAt(ms, m)) return true;
+          if (lowerWordIs(txt, ms, ml, m)) return true;
         }
       }
     }
@@ -641,7 +603,7 @@ function aliasCall(i: i32, e: i32): bool {
   if (callCharAt >= len) {
     let ne = k;
     while (ne > 0 && isSpace(at(txt, ne - 1))) ne--;
-    if (!wordAt(ne - 7, 'onerror') || !throwIn()) return false;
+    if (ne < 7 || !lowerWordIs(txt, ne - 7, 7, 'onerror') || !throwIn()) return false;
   }
   // the statement ends after the sink
   let t = e;
@@ -656,7 +618,7 @@ function aliasCall(i: i32, e: i32): bool {
     while (j < len && (at(txt, j) == 32 || at(txt, j) == 9)) j++;
     let je = j;
     while (je < len && je - j < 32 && isIdent(at(txt, je))) je++;
-    if (je > j && je < len && (at(txt, je) == 96 || (at(txt, je) == 40 && codeArgAt(je + 1)))) { cs = j; ce = je; }
+    if (je > j && je < len && (at(txt, je) == 96 || (at(txt, je) == 40 && codeArgAt(je + 1, false)))) { cs = j; ce = je; }
   }
   // the name assigned
   while (k > 0 && isSpace(at(txt, k - 1))) k--;
@@ -670,7 +632,7 @@ function aliasCall(i: i32, e: i32): bool {
     if (same) return true;
   }
   // the window's error handler: called by a throw anywhere in the value
-  return ne - ns == 7 && wordAt(ns, 'onerror') && throwIn();
+  return lowerWordIs(txt, ns, ne - ns, 'onerror') && throwIn();
 }
 
 /**
@@ -699,7 +661,7 @@ function throwIn(): bool {
     let j = find2(txt, 4, len, 119, 87);
     while (j < len) {
       const s = j - 4;
-      if (wordAt(s, 'throw') && (s == 0 || !isIdent(at(txt, s - 1))) && (j + 1 >= len || !isIdent(at(txt, j + 1))) && thrownAt(j + 1)) { throwAt = s; break; }
+      if (lowerWordIs(txt, s, 5, 'throw') && (s == 0 || !isIdent(at(txt, s - 1))) && (j + 1 >= len || !isIdent(at(txt, j + 1))) && thrownAt(j + 1)) { throwAt = s; break; }
       j = find2(txt, j + 1, len, 119, 87);
     }
   }

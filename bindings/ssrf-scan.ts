@@ -60,7 +60,7 @@ function wrappedIpv4(host: string): string | null {
   if (dots < 4) return null;
   const parts = host.split('.', 5);
   if (parts.length < 5) return null;
-  for (let k = 0; k < 4; k++) if (!/^\d{1,3}$/.test(parts[k])) return null;
+  for (let k = 0; k < 4; k++) if (!octetText(parts[k])) return null;
   return parts.slice(0, 4).join('.');
 }
 
@@ -77,8 +77,36 @@ function underName(host: string, name: string): boolean {
   return host === name || (host.length > name.length && host.endsWith(name) && host.charCodeAt(host.length - name.length - 1) === 46);
 }
 
-const DASHED_V4 = /(?:^|-)(\d{1,3})-(\d{1,3})-(\d{1,3})-(\d{1,3})$/;
-const HEX_V4 = /^[0-9a-f]{8}$/;
+/** One to three ASCII digits: a label or part that can be an IPv4 octet as written. */
+function octetText(t: string): boolean {
+  if (t.length < 1 || t.length > 3) return false;
+  for (let i = 0; i < t.length; i++) { const c = t.charCodeAt(i); if (c < 48 || c > 57) return false; }
+  return true;
+}
+
+/** An address written with dashes at the end of a label ("127-0-0-1", "magic-127-0-0-1"), or null. */
+function dashedV4(label: string): string | null {
+  const parts = label.split('-');
+  const n = parts.length;
+  if (n < 4) return null;
+  const q = parts.slice(n - 4);
+  return q.every(octetText) ? q.join('.') : null;
+}
+
+/** An address written as eight hex digits ("7f000001"), or null. */
+function hexV4(label: string): string | null {
+  if (label.length !== 8) return null;
+  const out: number[] = [];
+  for (let k = 0; k < 8; k += 2) {
+    if (!isHex(label.charCodeAt(k)) || !isHex(label.charCodeAt(k + 1))) return null;
+    out.push(Number.parseInt(label.slice(k, k + 2), 16));
+  }
+  return out.join('.');
+}
+
+function isHex(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 97 && c <= 102);
+}
 
 /**
  * The IPv4 address a wildcard DNS name stands for (the four labels, the dashed or the hex label
@@ -90,12 +118,9 @@ function inwardHost(host: string): string | null {
     if (!(host.length > svc.length && underName(host, svc))) continue;
     const labels = host.slice(0, host.length - svc.length - 1).split('.');
     const n = labels.length;
-    if (n >= 4 && labels.slice(n - 4).every((l) => /^\d{1,3}$/.test(l))) return labels.slice(n - 4).join('.');
+    if (n >= 4 && labels.slice(n - 4).every(octetText)) return labels.slice(n - 4).join('.');
     const last = labels[n - 1];
-    const d = DASHED_V4.exec(last);
-    if (d) return `${d[1]}.${d[2]}.${d[3]}.${d[4]}`;
-    if (HEX_V4.test(last)) return [0, 2, 4, 6].map((k) => parseInt(last.slice(k, k + 2), 16)).join('.');
-    return null;
+    return dashedV4(last) ?? hexV4(last);
   }
   return null;
 }
