@@ -10,7 +10,7 @@ import { scanSql, initSqlTables } from './sql';
 import { scanSsti, sstiWanted, resetSstiCache } from './ssti';
 import { scanXxe, XXE_CLASSES } from './xxe';
 import { scanCmd, cmdWanted, initCmdTables } from './cmd';
-import { urlCandidates, MAX_URLS } from './urls';
+import { urlCandidates, MAX_URLS, buildInwardNames } from './urls';
 import { jsonKeyCandidate } from './jsonkeys';
 import { scanPath, resetPathCaches } from './path';
 import { scanLiterals, buildLiterals, literalFront, literalVerify, frontStopped, VECTOR_MIN } from './literals';
@@ -68,6 +68,7 @@ export function init(ptr: u32, len: u32): i32 {
   const n = loadRules(<usize>ptr, <usize>len, scratch);
   if (n >= 0) {
     buildLiterals();
+    buildInwardNames();
     arenaCommit();
   }
   batch = 0;

@@ -4,7 +4,7 @@
 // or "maybe"; the bindings decide). Linear: each ':' is read once, and an authority once.
 
 import { at, lower, isAlpha, isDigit, findP, P_COLON } from './text';
-import { K_URL_INTERNAL, K_URL_SMUGGLING, ruleWithWord, enabledRule } from './rules';
+import { K_URL_INTERNAL, K_URL_SMUGGLING, ruleWithWord, enabledRule, firstRule, nextRule, ruleEnabled, paramCount, paramPtr, paramLen } from './rules';
 
 let txt: usize = 0;
 let len = 0;
@@ -42,25 +42,72 @@ function specialName(s: i32, e: i32): bool {
   return false;
 }
 
-// Names the bindings judge although they look public (ssrf-scan.ts, WILDCARD_DNS and INWARD_NAMES:
-// the same lists): wildcard DNS services that answer with the address written in front of them,
-// and names that resolve to 127.0.0.1 or redirect inward. Picked by the host's last unit first
-// (every URL of a text meets this: a loop over the whole list cost 2% of the 64 KB benign scan).
+// The host params of the url-internal rules (those holding a '.', "{ip}." dropped): wildcard DNS
+// services that answer with the address written in front of them, and names that resolve or
+// redirect inward. The bindings judge URLs under them although they look public (ssrf-scan.ts
+// reads the same params), so the engine hands those over. Listed once per rule blob (init) and
+// picked by the host's last unit (every URL of a text meets this: a loop over the whole list cost
+// 2% of the 64 KB benign scan).
+const MAX_NAMES = 64;
+const NAMES = memory.data(MAX_NAMES * 12); // per name: rule (i32), param text (u32), length (i32)
+const BY_LAST = memory.data(32 * 8); // per last unit (& 31): a bit per name that ends with it
+let nameCount = 0;
+let namesOverflow = false; // more host params than MAX_NAMES: every host is handed over
 
-/** The host [s, e) is the name w or a name under it. */
-@inline function under(s: i32, e: i32, w: string): bool {
-  const b = e - w.length;
-  return b >= s && hasAt(b, w) && (b == s || at(txt, b - 1) == 46);
+/** Lists the host params of the url-internal rules (after the rules are loaded). */
+export function buildInwardNames(): void {
+  for (let k: usize = 0; k < 32; k++) store<u64>(BY_LAST + (k << 3), 0);
+  nameCount = 0;
+  namesOverflow = false;
+  let r = firstRule(K_URL_INTERNAL);
+  while (r >= 0) {
+    const count = paramCount(r);
+    for (let k = 0; k < count; k++) {
+      let p = paramPtr(r, k);
+      let l = paramLen(r, k);
+      let dot = false;
+      for (let j = 0; j < l; j++) if (load<u8>(p + <usize>j) == 46) { dot = true; break; }
+      if (!dot) continue; // a scheme
+      // "{ip}.": a wildcard DNS service, handed over as any other name under it
+      if (l > 5 && load<u8>(p) == 123 && load<u8>(p, 1) == 105 && load<u8>(p, 2) == 112 && load<u8>(p, 3) == 125 && load<u8>(p, 4) == 46) {
+        p += 5;
+        l -= 5;
+      }
+      if (nameCount == MAX_NAMES) { namesOverflow = true; continue; }
+      const e = NAMES + <usize>nameCount * 12;
+      store<i32>(e, r);
+      store<u32>(e, <u32>p, 4);
+      store<i32>(e, l, 8);
+      const b = BY_LAST + (<usize>(load<u8>(p + <usize>(l - 1)) & 31) << 3);
+      store<u64>(b, load<u64>(b) | (<u64>1 << <u64>nameCount));
+      nameCount++;
+    }
+    r = nextRule(r);
+  }
 }
 
+/** The host [s, e) (ASCII) is a host param of an enabled url-internal rule or a name under one. */
 function inwardSuffix(s: i32, e: i32): bool {
-  switch (lower(at(txt, e - 1))) {
-    case 111: return under(s, e, 'nip.io') || under(s, e, 'sslip.io') || under(s, e, 'xip.io'); // o
-    case 101: return under(s, e, 'lvh.me') || under(s, e, 'localtest.me') || under(s, e, 'r3dir.me') ||
-      under(s, e, 'vcap.me') || under(s, e, 'traefik.me'); // e
-    case 116: return under(s, e, 'nip.direct') || under(s, e, 'spoofed.burpcollaborator.net'); // t
-    case 109: return under(s, e, 'lacolhost.com'); // m
+  if (namesOverflow) return true;
+  let m = load<u64>(BY_LAST + (<usize>(lower(at(txt, e - 1)) & 31) << 3));
+  while (m != 0) {
+    const n = <usize>ctz(m);
+    m &= m - 1;
+    const ent = NAMES + n * 12;
+    const l = load<i32>(ent, 8);
+    const b = e - l;
+    if (b < s || (b > s && at(txt, b - 1) != 46) || !ruleEnabled(load<i32>(ent))) continue;
+    const p = <usize>load<u32>(ent, 4);
+    let same = true;
+    for (let j = 0; j < l; j++) if (lower(at(txt, b + j)) != <u32>load<u8>(p + <usize>j)) { same = false; break; }
+    if (same) return true;
   }
+  return false;
+}
+
+/** [s, e) holds a '.' (a url-internal param with one is a host, not a scheme). */
+function hasDot(s: i32, e: i32): bool {
+  for (let k = s; k < e; k++) if (at(txt, k) == 46) return true;
   return false;
 }
 
@@ -181,7 +228,7 @@ export function urlCandidates(p: usize, n: i32, out: usize): i32 {
     let hit = false;
     let judged = false;
     if (smuggling && ruleWithWord(K_URL_SMUGGLING, txt, s, i - s) >= 0) hit = judged = true;
-    else if (internal && ruleWithWord(K_URL_INTERNAL, txt, s, i - s) >= 0) {
+    else if (internal && ruleWithWord(K_URL_INTERNAL, txt, s, i - s) >= 0 && !hasDot(s, i)) {
       hit = !plainPublic(i + 1);
       judged = true;
     }

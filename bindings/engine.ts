@@ -2,7 +2,7 @@
 // makes one wasm call, and reads every finding from one result table. No per-value wasm calls.
 
 import { WASM_BASE64 } from './gen/wasm-bytes.js';
-import { urlFinding, type UrlTargetRules } from './ssrf-scan.js';
+import { urlFinding, internalTargetRule, type UrlTargetRules } from './ssrf-scan.js';
 import { keyCheck, jsonFindings, type KeyCheck } from './object-keys.js';
 import { parseRuleBlob, type RuleInfo } from './rule-blob.js';
 
@@ -426,9 +426,8 @@ export class Engine {
     const r: UrlTargetRules = {};
     this.rules.forEach((rule, i) => {
       if ((rule.kind !== 'url-internal' && rule.kind !== 'url-smuggling') || !rule.enabledByDefault || this.disabled.has(i)) return;
-      const entry = { id: rule.id, schemes: new Set(rule.params) };
-      if (rule.kind === 'url-smuggling') r.smuggling = entry;
-      else r.internal = entry;
+      if (rule.kind === 'url-smuggling') r.smuggling = { id: rule.id, schemes: new Set(rule.params) };
+      else r.internal = internalTargetRule(rule.id, rule.params);
     });
     this.urlRulesCache = r;
     this.urlRulesKey = this.disabled.size;

@@ -1,13 +1,14 @@
 // SSRF findings for scan(): URLs inside a value (after the engine's decoding) that point inside
 // the network or use a scheme that smuggles requests. Judged here, not in the engine, because
 // the judgement is validateUrl's (WHATWG URL parsing and the address ranges of ssrf.ts).
-//   - http, https, ws, wss, ftp (params of the rule of kind url-internal):
+//   - http, https, ws, wss, ftp (the scheme params of the rule of kind url-internal):
 //     reported when validateUrl refuses the host as private, loopback, link-local, metadata,
 //     localhost or a tunnel address, also for hostnames that only wrap such an address
-//     (169.254.169.254.nip.io; under a wildcard DNS service anywhere before it, dashed or in hex:
-//     app.10.0.0.1.nip.io, 127-0-0-1.sslip.io, 7f000001.nip.io), public names that resolve to
-//     127.0.0.1 (localtest.me, lvh.me, ...) or redirect inward (r3dir.me), and with a trailing
-//     dot. A public host passes, with or without userinfo (git remotes carry user names).
+//     (169.254.169.254.nip.io), hosts under the rule's host params (under a wildcard DNS service,
+//     "{ip}.nip.io", the address anywhere before it, dashed or in hex: app.10.0.0.1.nip.io,
+//     127-0-0-1.sslip.io, 7f000001.nip.io; a listed name such as lvh.me or r3dir.me, which
+//     resolves or redirects inward, whatever comes before it), and with a trailing dot. A public
+//     host passes, with or without userinfo (git remotes carry user names).
 //   - gopher, dict, file, ldap, tftp, jar, netdoc, ... (params of the rule of kind url-smuggling): reported
 //     whatever the host, since no web application needs to fetch them from user input.
 // mailto: and tel: are not network URLs. Linear: one indexOf walk over the text.
@@ -17,8 +18,39 @@ import { validateUrl, defaultUrlVerdict } from './ssrf.js';
 
 /** The rules this module judges, from the rule blob (kinds `url-internal` and `url-smuggling`). */
 export interface UrlTargetRules {
-  internal?: { id: string; schemes: ReadonlySet<string> };
+  internal?: InternalTargetRule;
   smuggling?: { id: string; schemes: ReadonlySet<string> };
+}
+
+/** The url-internal rule, its params sorted by what they are (internalTargetRule). */
+export interface InternalTargetRule {
+  id: string;
+  schemes: ReadonlySet<string>;
+  /** Wildcard DNS services (params `{ip}.<name>`, without the prefix): their names stand for the IPv4 address written before them. */
+  wildcard: readonly string[];
+  /** Names that, with every name under them, resolve or redirect inward (params holding a '.'). */
+  names: readonly string[];
+  /** pointsInside's answers for the last authorities judged with these lists. */
+  verdicts: Map<string, boolean>;
+}
+
+const WILDCARD_PREFIX = '{ip}.';
+
+/**
+ * The url-internal rule `id` with its params: a param without a '.' is a scheme, `{ip}.` and a
+ * name is a wildcard DNS service, any other param with a '.' a name that resolves inward
+ * (assembly/urls.ts hands over URLs under the same host params).
+ */
+export function internalTargetRule(id: string, params: readonly string[]): InternalTargetRule {
+  const schemes = new Set<string>();
+  const wildcard: string[] = [];
+  const names: string[] = [];
+  for (const p of params) {
+    if (!p.includes('.')) schemes.add(p);
+    else if (p.startsWith(WILDCARD_PREFIX)) wildcard.push(p.slice(WILDCARD_PREFIX.length));
+    else names.push(p);
+  }
+  return { id, schemes, wildcard, names, verdicts: new Map() };
 }
 
 const INTERNAL_REASONS = new Set(['private-ip', 'localhost', 'metadata', 'tunnel-ip']);
@@ -64,15 +96,6 @@ function wrappedIpv4(host: string): string | null {
   return parts.slice(0, 4).join('.');
 }
 
-// (assembly/urls.ts INWARD_SUFFIXES lists the same names, so that the engine hands their URLs
-// over.) Wildcard DNS services that answer with the address written in the name, anywhere in
-// front of them: 10.0.0.1.nip.io, app.127.0.0.1.nip.io, 127-0-0-1.sslip.io, magic-127-0-0-1.nip.io,
-// 7f000001.nip.io.
-const WILDCARD_DNS = ['nip.io', 'sslip.io', 'xip.io', 'traefik.me', 'nip.direct'];
-// Public names that resolve to 127.0.0.1 (every name under them too), and a service that
-// redirects to the address encoded in its subdomain: ways past a check on the host's spelling.
-const INWARD_NAMES = ['localtest.me', 'lvh.me', 'vcap.me', 'lacolhost.com', 'spoofed.burpcollaborator.net', 'r3dir.me'];
-
 function underName(host: string, name: string): boolean {
   return host === name || (host.length > name.length && host.endsWith(name) && host.charCodeAt(host.length - name.length - 1) === 46);
 }
@@ -109,12 +132,16 @@ function isHex(c: number): boolean {
 }
 
 /**
- * The IPv4 address a wildcard DNS name stands for (the four labels, the dashed or the hex label
- * right before the service), 'loopback' for the listed inward names, or null.
+ * The IPv4 address a name under a wildcard DNS service stands for (the four labels, the dashed or
+ * the hex label right before the service), 'loopback' for a name under a listed inward name, or
+ * null. (Wildcard services answer with the address written in the name, anywhere in front of
+ * them: 10.0.0.1.nip.io, app.127.0.0.1.nip.io, 127-0-0-1.sslip.io, magic-127-0-0-1.nip.io,
+ * 7f000001.nip.io. The inward names resolve to 127.0.0.1, or redirect to the address encoded in
+ * their subdomain: ways past a check on the host's spelling.)
  */
-function inwardHost(host: string): string | null {
-  for (const name of INWARD_NAMES) if (underName(host, name)) return 'loopback';
-  for (const svc of WILDCARD_DNS) {
+function inwardHost(host: string, rule: InternalTargetRule): string | null {
+  for (const name of rule.names) if (underName(host, name)) return 'loopback';
+  for (const svc of rule.wildcard) {
     if (!(host.length > svc.length && underName(host, svc))) continue;
     const labels = host.slice(0, host.length - svc.length - 1).split('.');
     const n = labels.length;
@@ -176,7 +203,7 @@ export function urlFinding(text: string, rules: UrlTargetRules, start = 0, only 
       const c = text.charCodeAt(colon + 1);
       if (c === 47 || c === 92) return finding('ssrf', rules.smuggling.id, text, s, e);
     }
-    if (internal && rules.internal && !plainPublicName(text, colon + 1, e) && pointsInside(url, scheme)) {
+    if (internal && rules.internal && !plainPublicName(text, colon + 1, e, rules.internal) && pointsInside(url, scheme, rules.internal)) {
       return finding('ssrf', rules.internal.id, text, s, e);
     }
     // remembered with the unit that ended the authority, when / \\ ? # ended it (not the end
@@ -189,22 +216,23 @@ export function urlFinding(text: string, rules: UrlTargetRules, start = 0, only 
 
 const MAX_URL = 4096; // longer URLs are judged on their first 4096 units
 
-// The answers of pointsInside for the last authorities judged: text repeats its hosts, adversarial
-// text most of all (a WHATWG parse costs about a microsecond or two)
-const verdicts = new Map<string, boolean>();
+// The answers of pointsInside for the last authorities judged are kept with the rule's lists
+// (InternalTargetRule.verdicts): text repeats its hosts, adversarial text most of all (a WHATWG
+// parse costs about a microsecond or two)
 const VERDICTS_MAX = 256;
 
 /** The URL (scheme and authority) `url`, read as an http URL, points inside the network. */
-function pointsInside(url: string, scheme: string): boolean {
+function pointsInside(url: string, scheme: string, rule: InternalTargetRule): boolean {
+  const verdicts = rule.verdicts;
   const known = verdicts.get(url);
   if (known !== undefined) return known;
-  const answer = judgeInside(url, scheme);
+  const answer = judgeInside(url, scheme, rule);
   if (verdicts.size >= VERDICTS_MAX) verdicts.clear();
   verdicts.set(url, answer);
   return answer;
 }
 
-function judgeInside(url: string, scheme: string): boolean {
+function judgeInside(url: string, scheme: string, rule: InternalTargetRule): boolean {
   // judged as an http URL, so the scheme itself is never the reason
   const asHttp = 'http' + url.slice(scheme.length);
   // validateUrl's verdict and the host it parsed (one WHATWG parse, not two)
@@ -228,7 +256,7 @@ function judgeInside(url: string, scheme: string): boolean {
   }
   if (v.reason === null) {
     const host = v.hostname;
-    const inward = host ? inwardHost(host) : null;
+    const inward = host ? inwardHost(host, rule) : null;
     if (inward === 'loopback') return true;
     const ip = inward ?? (host ? wrappedIpv4(host) : null);
     if (ip) {
@@ -257,7 +285,7 @@ function authorityEnd(text: string, i: number, e: number): number {
  * validateUrl treats specially): such a URL cannot fail validateUrl for an internal reason, so
  * the full parse is skipped. Anything else (IPs, encodings, IDN, backslashes) is parsed.
  */
-function plainPublicName(text: string, i: number, e: number): boolean {
+function plainPublicName(text: string, i: number, e: number, rule: InternalTargetRule): boolean {
   if (text.charCodeAt(i) !== 47 || text.charCodeAt(i + 1) !== 47) return false;
   let k = i + 2;
   const hs = k;
@@ -292,7 +320,7 @@ function plainPublicName(text: string, i: number, e: number): boolean {
   if (d === he || text.charCodeAt(d) === 46) return false;
   const host = text.slice(hs, he).toLowerCase();
   return !(host.includes('localhost') || host.includes('metadata') || host.includes('instance-data') || host.endsWith('.internal') ||
-    host.endsWith('.local') || host.startsWith('xn--') || host.includes('.xn--') || inwardHost(host) !== null);
+    host.endsWith('.local') || host.startsWith('xn--') || host.includes('.xn--') || inwardHost(host, rule) !== null);
 }
 
 /** text[s, e) is "0x" or "0X" followed by hex digits only (WHATWG's IPv4 number in hex). */

@@ -2,6 +2,7 @@
 // (judged by validateUrl) or use a request-smuggling scheme.
 import { describe, it, expect } from 'vitest';
 import { scan, scanValues, decode, Engine } from '@shield/node';
+import { urlFinding, internalTargetRule } from '../../dist/bindings/ssrf-scan.js';
 
 const ssrf = (v, e) => (e ? e.scan(v) : scan(v)).filter((f) => f.vector === 'ssrf');
 
@@ -79,6 +80,22 @@ describe('ssrf findings in scan', () => {
     const e2 = new Engine({ rules: { disable: ['patterns.ssrf.*'] } });
     expect(ssrf('gopher://127.0.0.1/_x', e2)).toEqual([]);
     expect(e2.rules.filter((r) => r.vector === 'ssrf').length).toBe(2);
+  });
+
+  it('the host params of the url-internal rule are data: the shipped ones and a list of its own', () => {
+    const shipped = new Engine().rules.find((r) => r.id === 'patterns.ssrf.internal-target');
+    const def = internalTargetRule(shipped.id, shipped.params);
+    expect([...def.schemes].sort()).toEqual(['ftp', 'http', 'https', 'ws', 'wss']);
+    expect(def.wildcard).toContain('nip.io');
+    expect(def.names).toContain('lvh.me');
+    const own = internalTargetRule('patterns.ssrf.internal-target', ['http', 'corp-loop.example', '{ip}.wild.example']);
+    expect(own.wildcard).toEqual(['wild.example']);
+    expect(own.names).toEqual(['corp-loop.example']);
+    const hit = (rule, v) => urlFinding(v, { internal: rule }) !== null;
+    const urls = ['http://app.corp-loop.example/', 'http://x.10.0.0.1.wild.example/', 'http://8.8.8.8.wild.example/', 'http://app.lvh.me/',
+      'http://app.10.0.0.1.nip.io/', 'https://app.corp-loop.example/'];
+    expect(urls.map((u) => hit(own, u))).toEqual([true, true, false, false, false, false]);
+    expect(urls.map((u) => hit(def, u))).toEqual([false, false, false, true, true, false]);
   });
 
   it('a URL holding 200,000 colons is judged once per run (a quadratic walk would not finish before the test timeout)', () => {

@@ -337,6 +337,33 @@ describe('custom rule blob', () => {
     expect(found(["from program '", "from program $$", "from program e'"])).toEqual(shipped);
   });
 
+  it('the host params of a url-internal rule are data: URLs under them are handed to the bindings', () => {
+    // batch_changed bit 1: the value holds a URL the bindings must judge (urls.ts)
+    const all = parseBlob(defaultBlob(cx)).rules;
+    const internal = all.find((r) => r.id === 'patterns.ssrf.internal-target');
+    expect(internal.params).toContain('lvh.me');
+    expect(internal.params).toContain('{ip}.nip.io');
+    const values = ['see http://app.corp-loop.example/a', 'see http://corp-loop.example/', 'see http://x.10.0.0.1.wild.example/',
+      'see http://app.lvh.me/', 'see http://a.nip.io/', 'see http://notcorp-loop.example/', 'see http://corp-loop.example.org/',
+      'see corp-loop.example://x'];
+    const handed = (params) => {
+      const rule = { ...internal, params };
+      loadBlob(cx, buildBlob([rule]));
+      scanBatch(cx, [rule], values);
+      const flags = new Uint8Array(cx.memory.buffer, cx.batch_changed_ptr(), values.length);
+      return [...flags].map((f) => (f & 2) !== 0);
+    };
+    expect(handed(internal.params)).toEqual([false, false, false, true, true, false, false, false]);
+    expect(handed(['http', 'corp-loop.example', '{ip}.wild.example'])).toEqual([true, true, true, false, false, false, false, false]);
+    expect(handed(['http'])).toEqual([false, false, false, false, false, false, false, false]);
+    // switched off, its names are not read
+    const rule = { ...internal, params: ['http', 'corp-loop.example'] };
+    loadBlob(cx, buildBlob([rule]));
+    cx.set_rule_enabled(0, 0);
+    scanBatch(cx, [rule], values);
+    expect(new Uint8Array(cx.memory.buffer, cx.batch_changed_ptr(), 1)[0] & 2).toBe(0);
+  });
+
   it('a rule whose enabled flag is clear in the blob is loaded but off', () => {
     const blob = buildBlob(custom.map((r) => (r.id === 'patterns.xss.script-tag' ? { ...r, flags: r.flags & ~1 } : r)));
     expect(loadBlob(cx, blob)).toBe(pick.length);
