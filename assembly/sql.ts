@@ -1159,6 +1159,165 @@ function judgeStacked(from: i32): void {
   }
 }
 
+/**
+ * The value is a statement, whole, of a shape prose does not take: a query sent where a value was
+ * expected (reported by the stacked-query rule, whose params name the statement keywords). It
+ * must run from the value's first token to its end, a ';' or a comment, except where a clause
+ * with SQL's own shape follows its table:
+ * - SELECT list FROM table: a list with '*', a number, a string, a call, a comma or an operator
+ *   in it ("select * from users", "select count(*) from orders"), or any list then WHERE name
+ *   compared ("select password from users where username='admin'"), ORDER BY, GROUP BY or
+ *   LIMIT and a number; not "Select items from the list", "select one from each row";
+ * - DROP TABLE, DATABASE, SCHEMA or VIEW [IF EXISTS] name ("drop table users": also "Drop table
+ *   tennis"), DROP of another object (INDEX, USER, ...) then ';' or a comment; TRUNCATE TABLE name;
+ * - DELETE FROM table WHERE name compared, or then ';' or a comment (not "Delete from cart", a
+ *   button's label);
+ * - INSERT INTO table [(columns)] VALUES ( or SELECT;
+ * - UPDATE table SET name =;
+ * - CREATE TABLE (INDEX, ...) name ( or AS; ALTER TABLE (...) name ADD, DROP, MODIFY, ALTER,
+ *   RENAME, SET or OWNER;
+ * - EXEC or EXECUTE and a system procedure (xp_..., sp_...).
+ * Only from the value-start window (CONTEXT_WINDOW tokens).
+ */
+function judgeWholeStatement(): void {
+  const k = sig(0);
+  if (k >= ntok || tType(k) != T_WORD) return;
+  let r = firstRule(K_SQL_STACKED);
+  while (r >= 0) {
+    if (ruleEnabled(r) && !done(r) && paramFind(r, txt, tStart(k), tEnd(k) - tStart(k)) >= 0) {
+      const e = wholeStatementEnd(k);
+      if (e > k) hitTok(r, k, e);
+      return;
+    }
+    r = nextRule(r);
+  }
+}
+
+/** Token j ends a statement: the value's end, a ';' or a comment. */
+function statementEnds(j: i32): bool {
+  if (j >= ntok) return lexEnd >= len;
+  return tType(j) == T_SEMI || tType(j) == T_COMMENT;
+}
+
+/** Token m names a table (a word that is no SQL word or keyword, or a backtick name). */
+function tableName(m: i32): bool {
+  if (m >= ntok) return false;
+  if (tType(m) == T_BTICK) return true;
+  return tType(m) == T_WORD && !isSqlWord(m) && !isKeyword(m);
+}
+
+/** WHERE at n, then a name or literal and a comparison: the token after the comparison's right side, or -1. */
+function whereCompared(n: i32): i32 {
+  if (!wordIs(n, 'where')) return -1;
+  const c = sig(n + 1);
+  if (!(tType(c) == T_WORD || tType(c) == T_NUM || tType(c) == T_STR || tType(c) == T_BTICK)) return -1;
+  const op = sig(c + 1);
+  if (op >= ntok || !isCmp(op)) return -1;
+  const v = sig(op + 1);
+  return v < ntok ? v + 1 : op + 1;
+}
+
+/** The whole statement at token k (a statement keyword): the token after what is reported, or -1. */
+function wholeStatementEnd(k: i32): i32 {
+  const m = sig(k + 1);
+  if (m >= ntok) return -1;
+  switch (lower(at(txt, tStart(k)))) {
+    case 115: { // select
+      if (!wordIs(k, 'select')) return -1;
+      // the list, up to FROM at depth 0 (at most 24 tokens)
+      let j = m;
+      let d = 0;
+      let sqlish = false;
+      for (let g = 0; g < 24 && j < ntok; g++) {
+        const t = tType(j);
+        if (d == 0 && wordIs(j, 'from')) break;
+        if (t == T_LP) d++;
+        else if (t == T_RP) { if (d == 0) return -1; d--; }
+        else if (t == T_SEMI) return -1;
+        if (t != T_WORD) sqlish = true;
+        j = sig(j + 1);
+      }
+      if (j == m || !wordIs(j, 'from')) return -1;
+      const tb = sig(j + 1);
+      if (!tableName(tb)) return -1;
+      if (statementEnds(tb + 1)) return sqlish ? tb + 1 : -1;
+      const n = sig(tb + 1);
+      const w = whereCompared(n);
+      if (w >= 0) return w;
+      if ((wordIs(n, 'order') || wordIs(n, 'group')) && wordIs(sig(n + 1), 'by')) return sig(n + 1) + 1;
+      if (wordIs(n, 'limit') && tType(sig(n + 1)) == T_NUM) return sig(n + 1) + 1;
+      return -1;
+    }
+    case 100: { // drop, delete
+      if (wordIs(k, 'drop')) {
+        if (!objectWord(m)) return -1;
+        let n = sig(m + 1);
+        if (wordIs(n, 'if') && wordIs(sig(n + 1), 'exists')) n = sig(sig(n + 1) + 1);
+        if (!tableName(n) || !statementEnds(n + 1)) return -1;
+        // at the value's end, only the objects "drop ... x" names in no prose: TABLE, DATABASE,
+        // SCHEMA, VIEW ("Drop index finger", "drop user bob" need a ';' or a comment)
+        return n + 1 < ntok || wordIs(m, 'table') || wordIs(m, 'database') || wordIs(m, 'schema') || wordIs(m, 'view') ? n + 1 : -1;
+      }
+      if (!wordIs(k, 'delete') || !wordIs(m, 'from')) return -1;
+      const tb = sig(m + 1);
+      if (!tableName(tb)) return -1;
+      if (tb + 1 < ntok && statementEnds(tb + 1)) return tb + 1; // a ';' or a comment, not the value's end
+      return whereCompared(sig(tb + 1));
+    }
+    case 116: { // truncate
+      if (!wordIs(k, 'truncate') || !wordIs(m, 'table')) return -1;
+      const n = sig(m + 1);
+      return tableName(n) && statementEnds(n + 1) ? n + 1 : -1;
+    }
+    case 105: { // insert
+      if (!wordIs(k, 'insert') || !wordIs(m, 'into')) return -1;
+      const tb = sig(m + 1);
+      if (!tableName(tb)) return -1;
+      let n = sig(tb + 1);
+      if (tType(n) == T_LP) {
+        // the column list: names and commas
+        n = sig(n + 1);
+        for (let g = 0; g < 32 && n < ntok && tType(n) != T_RP; g++) {
+          if (!(tType(n) == T_WORD || tType(n) == T_BTICK || tType(n) == T_COMMA)) return -1;
+          n = sig(n + 1);
+        }
+        if (tType(n) != T_RP) return -1;
+        n = sig(n + 1);
+      }
+      if (wordIs(n, 'values') && tType(sig(n + 1)) == T_LP) return sig(n + 1) + 1;
+      return wordIs(n, 'select') ? n + 1 : -1;
+    }
+    case 117: { // update
+      if (!wordIs(k, 'update') || !tableName(m)) return -1;
+      const st = sig(m + 1);
+      const c = sig(st + 1);
+      const eq = sig(c + 1);
+      return wordIs(st, 'set') && (tType(c) == T_WORD || tType(c) == T_BTICK) && tType(eq) == T_OP && tSub(eq) == O_EQ ? eq + 1 : -1;
+    }
+    case 99: { // create
+      if (!wordIs(k, 'create') || !objectWord(m)) return -1;
+      let n = sig(m + 1);
+      if (wordIs(n, 'if') && wordIs(sig(n + 1), 'not') && wordIs(sig(sig(n + 1) + 1), 'exists')) n = sig(sig(sig(n + 1) + 1) + 1);
+      if (!tableName(n)) return -1;
+      const a = sig(n + 1);
+      return tType(a) == T_LP || wordIs(a, 'as') ? a + 1 : -1;
+    }
+    case 97: { // alter
+      if (!wordIs(k, 'alter') || !objectWord(m)) return -1;
+      const n = sig(m + 1);
+      if (!tableName(n)) return -1;
+      const a = sig(n + 1);
+      return wordIs(a, 'add') || wordIs(a, 'drop') || wordIs(a, 'modify') || wordIs(a, 'alter') || wordIs(a, 'rename') ||
+        wordIs(a, 'set') || wordIs(a, 'owner') ? a + 1 : -1;
+    }
+    case 101: { // exec, execute
+      if (!(wordIs(k, 'exec') || wordIs(k, 'execute'))) return -1;
+      return tType(m) == T_WORD && procName(m) ? m + 1 : -1;
+    }
+  }
+  return -1;
+}
+
 /** Calls of listed functions (time-based, file and command functions): name then '('. */
 function judgeCalls(): void {
   if (!windowAnchored) return; // every listed function name is a noted position
@@ -2179,6 +2338,7 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   if (startsLikeSql()) {
     lex(0, 0, CONTEXT_WINDOW);
     contextFree(true);
+    judgeWholeStatement();
     let k = 0;
     if (tType(k) == T_OP && tSub(k) == O_ARITH) k++;
     if (tType(k) == T_NUM) judgeBreakout(k + 1, true, false);
