@@ -326,6 +326,9 @@ function shellArgument(e: i32, sep: u32, sepAt: i32): bool {
     }
     // (an address and a port: "nc 10.0.0.1 4444", "telnet 10.0.0.1 25")
     if (dots == 3 && k > ne && isDigit(d)) return true;
+    // (a path after the number and a space, after an injection's lead: "; chmod 777 /etc/shadow";
+    // not "3464/udp", nor "Relax; sleep 8 /night")
+    if (d == 47 && k > ne && k + 1 < len && (isAlnum(at(txt, k + 1)) || at(txt, k + 1) == 46 || at(txt, k + 1) == 95)) return strongBefore(sepAt, sep);
     return d == 59 || d == 38 || d == 124 || d == 45 || d == 62 || d == 60 || d == 35 || d == 96 || d == 10 || d == 13 || isQuote(d);
   }
   // a drive: c:\ or c:/
@@ -530,8 +533,17 @@ function strongBefore(sepAt: i32, sep: u32): bool {
   const z = leadBefore(sep == 10 && sepAt > 0 && at(txt, sepAt - 1) == 13 ? sepAt - 1 : sepAt);
   if (z > 0 && hostBefore(z) && !plainWordAfter(cmdE)) return true;
   if (sep == 10) return false;
+  // a single '|' that the value starts with, and no other '|' after the command: no markdown row
+  // ("| id", "| net user"; a row has its cells' bars: "| id | name |")
+  if (sep == 124 && !double && z == 0 && !(cmdE < len && at(txt, cmdE) == 61) && !pipeFrom(cmdE)) return true;
   if ((sep == 38 || sep == 124) && !double && (!terminated() || (cmdE < len && at(txt, cmdE) == 61))) return false;
   return z == 0 || (double && addressBefore(z, true));
+}
+
+/** A '|' at or after i (asked once per value: only for a '|' that the value starts with). */
+function pipeFrom(i: i32): bool {
+  for (let k = i; k < len; k++) if (at(txt, k) == 124) return true;
+  return false;
 }
 
 let terminatedIs = -2; // terminated's answer (-2: not yet)
@@ -1118,7 +1130,24 @@ function nextSubstitution(i: i32): i32 {
   return i;
 }
 
-/** $(cmd, `cmd, ${IFS}, $IFS, {cmd,arg}, () { :; }. */
+/**
+ * After "${" at k: a variable name (at most 32 units), ':', digits, ':', digits and '}'; the
+ * index past the '}', or -1.
+ */
+function slicedVariableEnd(k: i32): i32 {
+  if (k >= len || !(isAlpha(at(txt, k)) || at(txt, k) == 95)) return -1;
+  let j = k + 1;
+  while (j < len && j - k < 32 && (isAlnum(at(txt, j)) || at(txt, j) == 95)) j++;
+  for (let part = 0; part < 2; part++) {
+    if (j >= len || at(txt, j) != 58) return -1;
+    const d = ++j;
+    while (j < len && j - d < 6 && isDigit(at(txt, j))) j++;
+    if (j == d) return -1;
+  }
+  return j < len && at(txt, j) == 125 ? j + 1 : -1;
+}
+
+/** $(cmd, `cmd, ${IFS}, $IFS, ${PATH:0:1}, {cmd,arg}, () { :; }. */
 function substitutions(r: i32): void {
   let i = 0;
   while (i < len) {
@@ -1138,6 +1167,12 @@ function substitutions(r: i32): void {
       if (k < len && at(txt, k) == 123) k++;
       if (k + 2 < len && lower(at(txt, k)) == 105 && lower(at(txt, k + 1)) == 102 && lower(at(txt, k + 2)) == 115 &&
         (k + 3 >= len || !isAlnum(at(txt, k + 3)))) { hit(r, i, k + 3); return; }
+      // ${NAME:offset:length}: a character cut out of a variable (${PATH:0:1} is '/'), not a
+      // placeholder with a default (${PORT:8080})
+      if (k > i + 1) {
+        const e = slicedVariableEnd(k);
+        if (e > 0) { hit(r, i, e); return; }
+      }
       // $(cmd
       if (i + 1 < len && at(txt, i + 1) == 40 && mayCommandAt(i + 2) && commandAt(i + 2) && commandWord()) { hit(r, i, cmdE); return; }
       // (one look at the unit after "$(" first: "$($(..." costs no call)
