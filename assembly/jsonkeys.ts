@@ -3,7 +3,8 @@
 // some quoted string is a listed key, holds an escape, or holds '[' or '.' (a segment may be
 // listed). The answer can only be "no" or "maybe". Linear: each string is read once.
 
-import { at, lower, findP, P_QUOTE } from './text';
+import { at, lower, isAlpha, find2, findP, P_QUOTE } from './text';
+import { emit, fired } from './findings';
 import { K_OBJECT_KEY, enabledRule, ruleWithWord, kindLenMask, kindFirstMask } from './rules';
 
 const MAX_KEY = 64; // a longer string is no listed key, but may hold segments: "maybe"
@@ -34,4 +35,46 @@ export function jsonKeyCandidate(p: usize, n: i32): bool {
     i = k + 1;
   }
   return false;
+}
+
+/**
+ * Listed keys that start with '$' (the document-database operators) written in a string the way
+ * JavaScript, a Mongo shell or a query string writes a key, not as JSON (whose "$ne": the bindings'
+ * JSON reader judges):
+ * - the name, bare or in single quotes, then ':' (white space between allowed), after the value's
+ *   start, a quote or one of { , [ ( ; & | (white space between allowed: "{ $ne: 1 }",
+ *   "', $where: '1 == 1'", "{'$gt': ''}"; not after a word: "echo $text: done", "Price $in: 5");
+ * - the name in brackets, the form a query parser turns into a key ("[$ne]=1", "user[$gt]=").
+ * Reported by the object-key rule whose param it is. Linear: each '$' is read once, a name at
+ * most 24 units.
+ */
+export function scanOperatorText(p: usize, n: i32): void {
+  let i = find2(p, 0, n, 36, 36);
+  while (i < n) {
+    let k = i + 1;
+    while (k < n && k - i <= 24 && isAlpha(at(p, k))) k++;
+    const l = k - i;
+    if (l >= 3 && l <= 24) {
+      const r = ruleWithWord(K_OBJECT_KEY, p, i, l);
+      if (r >= 0 && !fired(r)) {
+        const prev: u32 = i > 0 ? at(p, i - 1) : 0;
+        if (prev == 91 && k < n && at(p, k) == 93) { emit(r, i - 1, k + 1); return; }
+        const quoted = prev == 39;
+        // what stands before the name (and its quote), white space aside: nothing, or what comes
+        // before a key (not a word: "echo $text: done", "Price $in: 5")
+        let q = quoted ? i - 1 : i;
+        while (q > 0 && q > i - 64 && (at(p, q - 1) == 32 || at(p, q - 1) == 9 || at(p, q - 1) == 10 || at(p, q - 1) == 13)) q--;
+        const b: u32 = q > 0 ? at(p, q - 1) : 0;
+        if (b == 0 || b == 39 || b == 34 || b == 123 || b == 44 || b == 91 || b == 40 || b == 59 || b == 38 || b == 124) {
+          let j = k;
+          if (!quoted || (j < n && at(p, j) == 39)) {
+            if (quoted) j++;
+            while (j < n && (at(p, j) == 32 || at(p, j) == 9)) j++;
+            if (j < n && at(p, j) == 58 && !(j + 1 < n && at(p, j + 1) == 58)) { emit(r, quoted ? i - 1 : i, j + 1); return; }
+          }
+        }
+      }
+    }
+    i = find2(p, k > i + 1 ? k : i + 1, n, 36, 36);
+  }
 }

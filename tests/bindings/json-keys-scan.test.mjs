@@ -27,3 +27,34 @@ describe('listed keys in JSON values', () => {
     expect(keyRules('{"__proto__": {}}', e)).toEqual(['patterns.prototype.pollution-key __proto__']);
   });
 });
+
+describe('operator keys written as JavaScript or query-string keys in any value', () => {
+  it.each([
+    ['{ $ne: 1 }', 'patterns.nosql.operator-key $ne:'],
+    ["', $where: '1 == 1'", 'patterns.nosql.operator-key $where:'],
+    ["$where: '1 == 1'", 'patterns.nosql.operator-key $where:'],
+    ["true,\t$Where : 'sleep(100)'", 'patterns.nosql.operator-key $Where :'],
+    ["{'$gt': ''}", "patterns.nosql.operator-key '$gt':"],
+    ["', $or: [ {}, { 'a':'a", 'patterns.nosql.operator-key $or:'],
+    ["' } ], $comment:'x'", 'patterns.nosql.operator-key $comment:'],
+    ['[$ne]=1', 'patterns.nosql.operator-key [$ne]'],
+    ['user[$gt]=', 'patterns.nosql.operator-key [$gt]'],
+    ['%5B%24regex%5D=.*', 'patterns.nosql.operator-key [$regex]'],
+  ])('%s', (v, want) => expect(keyRules(v)).toContain(want));
+
+  it.each([
+    'echo $text: done', 'Price $in: 5', 'costs $5: cheap', 'a$ne:1', 'x $HOME:/bin', "{'$gt' ''}", '$nevermind: x', '[$price]=5',
+    'see {$ne} here', 'ratio $ne::x',
+  ])('benign: %s', (v) => expect(keyRules(v)).toEqual([]));
+
+  it('rules.disable switches it off', () => {
+    const e = new Engine({ rules: { disable: ['patterns.nosql.operator-key'] } });
+    expect(keyRules('{ $ne: 1 }', e)).toEqual([]);
+  });
+
+  it("a string that ends a $where expression and stalls it: ';sleep(", () => {
+    expect(scan("';sleep(5000);").map((f) => f.rule)).toContain('patterns.nosql.where-injection');
+    expect(scan('";sleep(5000);"').map((f) => f.rule)).toContain('patterns.nosql.where-injection');
+    expect(scan('Good night; sleep(8 hours) well').map((f) => f.rule)).not.toContain('patterns.nosql.where-injection');
+  });
+});
