@@ -47,6 +47,8 @@ export const MAX_SQL_ANCHORS = 64;
 export const sqlAnchors = memory.data(MAX_SQL_ANCHORS * 4);
 export let sqlAnchorCount = 0;
 export let sqlAnchorsOverflow = false;
+/** A listed SQL function name (kind sql-call) is among the noted positions (sql.ts judges calls only then). */
+export let sqlCallNoted = false;
 // Positions of the word CASE (conditional windows, sql.ts): a list of their own, so that a text
 // full of "case" fills neither the list above nor turns every word into an anchor.
 export const caseAnchors = memory.data(MAX_SQL_ANCHORS * 4);
@@ -469,6 +471,7 @@ function verify(r: i32, k: i32, i: i32): bool {
     if (sqlAnchorCount >= MAX_SQL_ANCHORS) { sqlAnchorsOverflow = true; return false; }
     store<i32>(sqlAnchors + (<usize>sqlAnchorCount << 2), i);
     sqlAnchorCount++;
+    if (kind == K_SQL_CALL) sqlCallNoted = true;
     return false;
   }
   // detection reports a rule once per value: a rule that fired needs no second look (dense
@@ -746,6 +749,7 @@ export function scanLiterals(p: usize, n: i32, onlyKind: i32): void {
   sawHexByte = false;
   sqlAnchorCount = 0;
   sqlAnchorsOverflow = false;
+  sqlCallNoted = false;
   caseAnchorCount = 0;
   caseAnchorsOverflow = false;
   ifAnchorCount = 0;
@@ -1054,6 +1058,7 @@ export function literalVerify(onlyKind: i32): void {
   callCharAt = -2;
   sqlAnchorCount = 0;
   sqlAnchorsOverflow = false;
+  sqlCallNoted = false;
   caseAnchorCount = 0;
   caseAnchorsOverflow = false;
   ifAnchorCount = 0;
@@ -1119,6 +1124,7 @@ function wordRunAtLeast(blk: i32, off: i32, blocks: i32, min: i32): bool {
 function everyPosition(p: usize, n: i32, onlyKind: i32): void {
   sqlAnchorCount = 0;
   sqlAnchorsOverflow = false;
+  sqlCallNoted = false;
   caseAnchorCount = 0;
   caseAnchorsOverflow = false;
   ifAnchorCount = 0;
