@@ -14,7 +14,7 @@ import { urlCandidates, MAX_URLS, buildInwardNames } from './urls';
 import { jsonKeyCandidate, scanOperatorText } from './jsonkeys';
 import { scanPath, resetPathCaches } from './path';
 import { scanLiterals, buildLiterals, literalFront, literalVerify, frontStopped, VECTOR_MIN } from './literals';
-import { classify, C_PCT, C_AMP, C_NONASCII, C_COLON, C_SLASH, C_BSLASH, C_DQ, C_DOLLAR } from './classes';
+import { classify, C_PCT, C_AMP, C_NONASCII, C_COLON, C_SLASH, C_BSLASH, C_DQ, C_DOLLAR, C_LBRACK } from './classes';
 import { sanitize, sanitizedPtr } from './sanitize';
 import { punctReset, initText } from './text';
 import { DEFAULT_RULES, DEFAULT_RULES_LEN } from './generated/rules-blob';
@@ -202,7 +202,7 @@ export function scan_batch(): i32 {
     // bit 2: a JSON object or array that may hold a listed key (after the literal pass: its quote bitmap serves)
     if ((mask & C_DQ) != 0 && jsonStart(p, n) && jsonKeyCandidate(p, n)) store<u8>(changed + <usize>i, load<u8>(changed + <usize>i) | 4);
     // operator keys written as JavaScript or query-string keys ({ $ne: 1 }, [$ne]=1)
-    if ((mask & C_DOLLAR) != 0) scanOperatorText(p, n);
+    if ((mask & C_DOLLAR) != 0 && (mask & (C_COLON | C_LBRACK)) != 0) scanOperatorText(p, n);
     // bit 1: URLs the bindings must judge, listed in `urls` (after the literal pass: its colon bitmap serves)
     if ((mask & C_COLON) != 0 && (mask & (C_SLASH | C_BSLASH)) != 0 &&
       urlCandidates(p, n, urls + <usize>i * URL_ROW) > 0) store<u8>(changed + <usize>i, load<u8>(changed + <usize>i) | 2);

@@ -78,8 +78,15 @@ const PHRASE_GAPS = memory.data<u8>([41, 42, 43, 44, 45, 47, 32]);
 // (all bits where the unit is not known), so that a window whose fourth or fifth unit no entry
 // has skips the list at once (the seven "document..." params under "doc", read for every
 // "DOCTYPE"). The full comparison (verify) runs only for an entry whose units the text holds.
-const ENTRY = 56;
+// `split` (read in a list's first entry only): for a list of more than SPLIT_MIN entries, the
+// index of its eight sub-lists in subHeads, -1 for none (splitLists).
+const ENTRY = 64;
 const ANY: u32 = 0xff;
+
+@inline function registerOrCount(h: u32, r: i32, k: i32, count: bool): void {
+  if (count) store<i32>(heads + (<usize>h << 2), load<i32>(heads + (<usize>h << 2)) + 1);
+  else register(h, r, k);
+}
 
 /** Adds (rule, param) to the list of window hash h, once. */
 function register(h: u32, r: i32, k: i32): void {
@@ -136,8 +143,62 @@ function register(h: u32, r: i32, k: i32): void {
   store<u64>(ep + 32, mask);
   store<u64>(ep + 40, pat2);
   store<u64>(ep + 48, mask2);
+  store<i32>(ep + 56, -1);
   store<i32>(heads + (<usize>h << 2), entryCount);
   entryCount++;
+}
+
+// A list of more than SPLIT_MIN entries is also kept as eight sub-lists, one per value of its
+// fourth unit (folded, & 7): copies of the entries that need that fourth unit and of those that
+// need none there, in the list's order. A window then walks the one sub-list its own fourth unit
+// picks (the nineteen params under "sys" were compared one by one at every "sys_eval"). The
+// entries of other fourth units cannot match it: their pattern holds that unit.
+const SPLIT_MIN = 8;
+let subHeads: usize = 0; // 8 x i32 per split list
+
+/** Walks each list of more than SPLIT_MIN entries and builds its sub-lists (after every register). */
+function splitLists(): void {
+  let splits = 0;
+  for (let h = 0; h < 65536; h++) {
+    let e = load<i32>(heads + (<usize>h << 2));
+    let n = 0;
+    while (e >= 0) { n++; e = load<i32>(entries + <usize>e * ENTRY + 8); }
+    if (n > SPLIT_MIN) splits++;
+  }
+  if (splits == 0) return;
+  subHeads = arenaAlloc(<usize>splits * 32);
+  let split = 0;
+  for (let h = 0; h < 65536; h++) {
+    const first = load<i32>(heads + (<usize>h << 2));
+    let e = first;
+    let n = 0;
+    while (e >= 0) { n++; e = load<i32>(entries + <usize>e * ENTRY + 8); }
+    if (n <= SPLIT_MIN) continue;
+    for (let sub = 0; sub < 8; sub++) {
+      // copies in the list's order: each appended after the last one made
+      let head = -1;
+      let tail = -1;
+      e = first;
+      while (e >= 0) {
+        const ep = entries + <usize>e * ENTRY;
+        const mask = load<u64>(ep + 32);
+        if (((mask >> 24) & 0xff) == 0 || (<i32>(load<u64>(ep + 24) >> 24) & 7) == sub) {
+          const cp = entries + <usize>entryCount * ENTRY;
+          memory.copy(cp, ep, ENTRY);
+          store<i32>(cp + 8, -1);
+          store<i32>(cp + 56, -1);
+          if (tail >= 0) store<i32>(entries + <usize>tail * ENTRY + 8, entryCount);
+          else head = entryCount;
+          tail = entryCount;
+          entryCount++;
+        }
+        e = load<i32>(ep + 8);
+      }
+      store<i32>(subHeads + (<usize>(split * 8 + sub) << 2), head);
+    }
+    store<i32>(entries + <usize>first * ENTRY + 56, split);
+    split++;
+  }
 }
 
 /** Builds the tables for every literal of the loaded rules (disabled ones too: enabling is a flag). */
@@ -160,9 +221,24 @@ export function buildLiterals(): void {
   bitmap = arenaAlloc(8192);
   memory.fill(bitmap, 0, 8192);
   heads = arenaAlloc(65536 * 4);
+  // the entries per window hash first (heads as counters; a param registered twice under one
+  // hash counts twice): room for the copies splitLists makes, eight at most per entry of a long list
+  memory.fill(heads, 0, 65536 * 4);
+  registerAll(true);
+  let copies = 0;
+  for (let h = 0; h < 65536; h++) {
+    const n = load<i32>(heads + (<usize>h << 2));
+    if (n > SPLIT_MIN) copies += n * 8;
+  }
   memory.fill(heads, 0xff, 65536 * 4);
-  entries = arenaAlloc(<usize>(total + 1) * ENTRY);
+  entries = arenaAlloc(<usize>(total + copies + 1) * ENTRY);
   entryCount = 0;
+  registerAll(false);
+  splitLists();
+}
+
+/** Registers every literal param (count: only counts the entries per window hash in heads). */
+function registerAll(count: bool): void {
   substringNeedsLetter = true;
   for (let kind = 0; kind < 64; kind++) {
     if (!registered(kind)) continue;
@@ -181,13 +257,13 @@ export function buildLiterals(): void {
         const a = fold(load<u8>(w));
         const b = fold(load<u8>(w + 1));
         const c = fold(load<u8>(w + 2));
-        register(hash3(a, b, c), r, k);
+        registerOrCount(hash3(a, b, c), r, k, count);
         // a phrase's space matches any separator (white space, '+', a /* comment */): a space
         // inside the three-unit window is registered once per separator the text may hold
         if (kind == K_SQL_PHRASE && (b == 32 || c == 32)) {
           for (let v = 0; v < 7; v++) {
             const f = <u32>load<u8>(PHRASE_GAPS + v);
-            register(hash3(a, b == 32 ? f : b, c == 32 ? f : c), r, k);
+            registerOrCount(hash3(a, b == 32 ? f : b, c == 32 ? f : c), r, k, count);
           }
         }
       }
@@ -698,6 +774,9 @@ function checkBucket(h: u32, i: i32, onlyKind: i32): void {
   const t5 = <u32>(tw >> 32) & 0xff;
   // no entry of the list has these units (the first entry holds the list's summary)
   if (((load<u32>(hp + 16) >> (t4 & 31)) & (load<u32>(hp + 20) >> (t5 & 31)) & 1) == 0) return;
+  // a long list: the sub-list of this fourth unit
+  const split = load<i32>(hp + 56);
+  if (split >= 0) e = load<i32>(subHeads + (<usize>((split << 3) + <i32>(t4 & 7)) << 2));
   let tw2: u64 = 0; // the next eight units, read when an entry asks
   let tw2Read = false;
   while (e >= 0) {
