@@ -67,7 +67,8 @@ const PHRASE_GAPS = memory.data<u8>([41, 42, 43, 44, 45, 47, 32]);
 // unit lowest) and 0xff in each byte whose unit the text must hold folded the same way, 0 where
 // that cannot be
 // told by one unit: past the param's end, a phrase's space and every unit after it (the space may
-// stand for more than one unit), a '/' (which also matches '\\'), a byte above 0x7f; `pat2` and
+// stand for more than one unit, and a phrase's '/' may start a comment), a byte above 0x7f; a '/'
+// (which also matches '\\') holds SLASH_PAT under SLASH_MASK; `pat2` and
 // `mask2` the same for the next eight units (the seven "document..." params all hold "document"
 // and part at the ninth: "document " repeated would verify all seven at every word). `gap`: for a
 // phrase whose first space is among those eight units with another unit after it, the space's
@@ -86,6 +87,18 @@ const ANY: u32 = 0xff;
 @inline function registerOrCount(h: u32, r: i32, k: i32, count: bool): void {
   if (count) store<i32>(heads + (<usize>h << 2), load<i32>(heads + (<usize>h << 2)) + 1);
   else register(h, r, k);
+}
+
+// A '/' of a param in pat and mask: 0x2f and 0x7c (folded '/' and '\\') agree on the bits of
+// SLASH_MASK, where both hold SLASH_PAT (most other units do not: a space, a letter, ':').
+const SLASH_PAT: u64 = 0x2c;
+const SLASH_MASK: u64 = 0xac;
+
+/** The summary bits of one unit of an entry (folded pat byte b, mask byte m): bit (u & 31) of each unit u it allows. */
+function summaryBits(b: u32, m: u32): u32 {
+  if (m == 0) return 0xffffffff;
+  if (m == <u32>SLASH_MASK) return (<u32>1 << (0x2f & 31)) | (<u32>1 << (0x7c & 31));
+  return <u32>1 << (b & 31);
 }
 
 /** Adds (rule, param) to the list of window hash h, once. */
@@ -114,20 +127,23 @@ function register(h: u32, r: i32, k: i32): void {
       if (j + 1 < 8 && j + 1 < wl && load<u8>(w + j + 1) != 32) gap = <u32>j | (fold(load<u8>(w + j + 1)) << 8);
       break;
     }
-    if (c == 47 || c >= 128) continue;
+    if (c >= 128 || (c == 47 && phrase)) continue;
     const sh = <u64>(j & 7) << 3;
+    // a '/' matches '/' and '\\' (folded 0x2f and 0x7c): the bits those two share (SLASH_MASK)
+    const pb: u64 = c == 47 ? SLASH_PAT : <u64>fold(c);
+    const mb: u64 = c == 47 ? SLASH_MASK : 0xff;
     if (j < 8) {
-      pat |= <u64>fold(c) << sh;
-      mask |= <u64>0xff << sh;
+      pat |= pb << sh;
+      mask |= mb << sh;
     } else {
-      pat2 |= <u64>fold(c) << sh;
-      mask2 |= <u64>0xff << sh;
+      pat2 |= pb << sh;
+      mask2 |= mb << sh;
     }
   }
   // the list's summary: the fourth and fifth units this entry needs (all where not known), and
   // those of the entries after it
-  let sum4: u32 = ((mask >> 24) & 0xff) != 0 ? <u32>1 << (<u32>(pat >> 24) & 31) : 0xffffffff;
-  let sum5: u32 = ((mask >> 32) & 0xff) != 0 ? <u32>1 << (<u32>(pat >> 32) & 31) : 0xffffffff;
+  let sum4 = summaryBits(<u32>(pat >> 24) & 0xff, <u32>(mask >> 24) & 0xff);
+  let sum5 = summaryBits(<u32>(pat >> 32) & 0xff, <u32>(mask >> 32) & 0xff);
   if (next >= 0) {
     const np = entries + <usize>next * ENTRY;
     sum4 |= load<u32>(np + 16);
@@ -181,8 +197,9 @@ function splitLists(): void {
       e = first;
       while (e >= 0) {
         const ep = entries + <usize>e * ENTRY;
-        const mask = load<u64>(ep + 32);
-        if (((mask >> 24) & 0xff) == 0 || (<i32>(load<u64>(ep + 24) >> 24) & 7) == sub) {
+        const m4 = <u32>(load<u64>(ep + 32) >> 24) & 0xff;
+        const b4 = <i32>(load<u64>(ep + 24) >> 24) & 7;
+        if (m4 == 0 || (m4 == <u32>SLASH_MASK ? sub == (0x2f & 7) || sub == (0x7c & 7) : b4 == sub)) {
           const cp = entries + <usize>entryCount * ENTRY;
           memory.copy(cp, ep, ENTRY);
           store<i32>(cp + 8, -1);
