@@ -4,7 +4,7 @@
 // never raw substrings of the whole value. Linear: every construct is consumed once, and the
 // one rescan (of a construct left open at the end of input) happens at most once per value.
 
-import { at, lower, lowerLiteralIs, lowerWordIs, isAlpha, isAlnum, isSpace, find1, find4, findP, countOf, punctValid, punctWord, splat8, P_LT, P_QUOTE, P_COLON, P_SQL } from './text';
+import { at, lower, lowerLiteralIs, lowerWordIs, isAlpha, isAlnum, isDigit, isSpace, find1, find4, findP, countOf, punctValid, punctWord, splat8, P_LT, P_QUOTE, P_COLON, P_SQL } from './text';
 import {
   K_HTML_TAG, K_HTML_EVENT_ATTR, K_HTML_ATTR_NAME, K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR,
   K_ATTR_BREAKOUT, K_JS_BREAKOUT, firstRule, nextRule, ruleEnabled, paramCount,
@@ -169,6 +169,33 @@ let cssFirstCount = 0;
 /** Forget the pairs noted (a new rule blob was loaded). */
 export function resetCssCache(): void {
   cssFirstRule = -1;
+  schemeLastReady = false;
+}
+
+// The letters a listed scheme can end with right before its ':' (bit c & 31): the last letter of
+// each url-scheme param, 'a' of "data", and a-f, where a literal escape (\xHH, \uHHHH) ends. A ':'
+// after any other letter ends no listed scheme ("php:", "https:", "Summary:"). Built once per rule
+// blob, every url-scheme rule counted, on or off.
+let schemeLastMask: u32 = 0;
+let schemeLastReady = false;
+
+function schemeLastLetters(): u32 {
+  if (!schemeLastReady) {
+    let m: u32 = 0x7e; // a-f
+    m |= 1 << (97 & 31); // "data"
+    let r = firstRule(K_URL_SCHEME);
+    while (r >= 0) {
+      const n = paramCount(r);
+      for (let k = 0; k < n; k++) {
+        const l = paramLen(r, k);
+        if (l > 0) m |= <u32>1 << (<u32>load<u8>(paramPtr(r, k) + <usize>(l - 1)) & 31);
+      }
+      r = nextRule(r);
+    }
+    schemeLastMask = m;
+    schemeLastReady = true;
+  }
+  return schemeLastMask;
 }
 
 function noteCssFirsts(r: i32): void {
@@ -1119,6 +1146,7 @@ function scanBareSchemes(): void {
   const lens = kindActive(K_URL_SCHEME) ? kindLenMask(K_URL_SCHEME) : 0;
   if (lens != 0 && <i32>ctz(lens) < minScheme) minScheme = <i32>ctz(lens);
   prevColon = -1;
+  lastLetters = schemeLastLetters();
   if (punctValid(txt, len)) {
     // every ':', in order, from the literal pass's bitmap
     const blocks = (len + 63) >> 6;
@@ -1144,15 +1172,18 @@ function scanBareSchemes(): void {
  * when it answers no): a listed scheme needs at least minScheme units since the previous ':',
  * and its last unit right before the ':' (the units a scheme is written with: letters, digits,
  * + - . \ and the tabs and line breaks browsers drop; the white space and escapes schemeBefore
- * also walks over only come before them).
+ * also walks over only come before them), a letter only one a listed scheme or an escape ends with.
  */
 @inline function schemeEndsAt(i: i32, minScheme: i32): bool {
   if (i - prevColon - 1 < minScheme) { prevColon = i; return false; }
   const c = at(txt, i - 1);
-  if (isAlnum(c) || c == 92 || c == 43 || c == 45 || c == 46 || c == 9 || c == 10 || c == 13) return true;
+  if ((isAlpha(c) && ((lastLetters >> (c & 31)) & 1) != 0) || isDigit(c) || c == 92 || c == 43 || c == 45 || c == 46 ||
+    c == 9 || c == 10 || c == 13) return true;
   prevColon = i;
   return false;
 }
+
+let lastLetters: u32 = 0; // schemeLastLetters() for the value scanBareSchemes reads
 
 // The ':' before the one schemeBefore looks at (-1: none): a scheme holds no ':', so the walk
 // back from a ':' stops there and every unit is read back at most once.
