@@ -6,6 +6,32 @@ import { foldLookup, foldPool, FOLD_SAME } from './tables/fold';
 
 export let foldChanged = false;
 
+/**
+ * Some unit of src[0..n) changes under foldInto (a non-ASCII code point whose NFKC form differs, or
+ * a default-ignorable one): one table pass, eight ASCII units a step. Text that is already folded
+ * (most non-ASCII text) then needs neither foldLength nor foldInto.
+ */
+export function foldNeeded(src: usize, n: i32): bool {
+  const hi = i16x8.splat(0x7f);
+  let i = 0;
+  while (i < n) {
+    // past ASCII eight units at a time
+    while (i + 8 <= n && !v128.any_true(i16x8.gt_u(v128.load(src + (<usize>i << 1)), hi))) i += 8;
+    if (i >= n) break;
+    const c = at(src, i);
+    if (c < 0x80) { i++; continue; }
+    let cp = c;
+    let w = 1;
+    if (c - 0xd800 < 0x400 && i + 1 < n && at(src, i + 1) - 0xdc00 < 0x400) {
+      cp = 0x10000 + ((c - 0xd800) << 10) + (at(src, i + 1) - 0xdc00);
+      w = 2;
+    }
+    if (foldLookup(cp) != FOLD_SAME) return true;
+    i += w;
+  }
+  return false;
+}
+
 /** Exact output length of foldInto for src[0..n). */
 export function foldLength(src: usize, n: i32): i32 {
   let o = 0;

@@ -4,7 +4,7 @@
 
 import { at } from './text';
 import { decodeOnce, decodeChanged, hasDecodable } from './decode';
-import { foldLength, foldInto, foldChanged } from './normalize';
+import { foldLength, foldInto, foldChanged, foldNeeded } from './normalize';
 import { arenaAlloc } from './mem';
 
 export const MAX_ROUNDS = 4;
@@ -57,7 +57,8 @@ function decodeRounds(p: usize, n: i32): void {
     let b = a;
     let lb = la;
     let ch2 = false;
-    if (hasNonAscii(a, la)) {
+    // (already folded, as most non-ASCII text is: no second pass and no copy)
+    if (foldNeeded(a, la)) {
       const lf = foldLength(a, la);
       b = arenaAlloc((<usize>lf + 8) << 1);
       lb = foldInto(a, la, b);
