@@ -51,14 +51,18 @@ export function foldLength(src: usize, n: i32): i32 {
   return o;
 }
 
-/** Folds src[0..n) into dst (room for foldLength units); returns the length, sets foldChanged. */
-export function foldInto(src: usize, n: i32, dst: usize): i32 {
+/**
+ * Folds src[0..n) into dst, which has room for `room` units; returns the length and sets
+ * foldChanged, or returns -1 when the result would not fit (room at least foldLength: it fits).
+ */
+export function foldInto(src: usize, n: i32, dst: usize, room: i32): i32 {
   const pool = foldPool();
   let o = 0;
   let changed = false;
   for (let i = 0; i < n; i++) {
     const c = at(src, i);
     if (c < 0x80) {
+      if (o >= room) return -1;
       store<u16>(dst + (<usize>o << 1), <u16>c);
       o++;
       continue;
@@ -70,6 +74,8 @@ export function foldInto(src: usize, n: i32, dst: usize): i32 {
       w = 2;
     }
     const e = foldLookup(cp);
+    // (a code point adds at most 31 units: the exact test only near the end of the room)
+    if (o + 31 > room && o + (e == FOLD_SAME ? w : <i32>(e & 31)) > room) return -1;
     if (e == FOLD_SAME) {
       store<u16>(dst + (<usize>o << 1), <u16>c);
       o++;

@@ -59,9 +59,15 @@ function decodeRounds(p: usize, n: i32): void {
     let ch2 = false;
     // (already folded, as most non-ASCII text is: no second pass and no copy)
     if (foldNeeded(a, la)) {
-      const lf = foldLength(a, la);
-      b = arenaAlloc((<usize>lf + 8) << 1);
-      lb = foldInto(a, la, b);
+      // one pass into room for the text's own length (most folds do not lengthen it: fullwidth
+      // forms, NBSP, ideographic spaces); the exact length first only when it would not fit
+      b = arenaAlloc((<usize>la + 8) << 1);
+      lb = foldInto(a, la, b, la + 8);
+      if (lb < 0) {
+        const lf = foldLength(a, la);
+        b = arenaAlloc((<usize>lf + 8) << 1);
+        lb = foldInto(a, la, b, lf);
+      }
       ch2 = foldChanged;
     }
     if (!ch1 && !ch2) break;
