@@ -12,7 +12,7 @@ import {
 } from './rules';
 import { emit } from './findings';
 import { stripMode, addSpan } from './spans';
-import { TABLE as CLASS_TABLE, classesInit, C_UNDERSCORE, C_ALPHA, C_HASH, C_DOLLAR, C_EQ } from './classes';
+import { TABLE as CLASS_TABLE, classesInit, C_UNDERSCORE, C_ALPHA, C_HASH, C_DOLLAR, C_EQ, C_LBRACE, C_LBRACK, C_LT, C_LP, C_RP } from './classes';
 
 let txt: usize = 0;
 let len = 0;
@@ -171,8 +171,21 @@ function pairNeed(w: usize, wl: i32): u32 {
   return openerClasses(w, sp) | (sp < wl ? openerClasses(w + <usize>sp + 1, wl - sp - 1) : 0);
 }
 
-// One class bit of every cached pair, OR-ed: a value holding none of them holds no pair.
+// One class bit of every cached pair, OR-ed: a value holding none of them holds no pair. Each
+// pair's bit is its rarest in ordinary values (gateBit): '{' before '@' ("@{ }" gated by '@' sent
+// every e-mail address to the look).
 let gateAny: u32 = 0;
+
+/** The class bit of `need` that gates a pair: '{', '[', '<', ')', '(' first, else its lowest bit. */
+function gateBit(need: u32): u32 {
+  if (need == 0) return 0xffffffff; // no class needed: always
+  if ((need & C_LBRACE) != 0) return C_LBRACE;
+  if ((need & C_LBRACK) != 0) return C_LBRACK;
+  if ((need & C_LT) != 0) return C_LT;
+  if ((need & C_RP) != 0) return C_RP;
+  if ((need & C_LP) != 0) return C_LP;
+  return need & (~need + 1);
+}
 
 function buildCache(): void {
   let slot = 0;
@@ -183,7 +196,7 @@ function buildCache(): void {
     for (let k = 0; k < np && slot < MAX_CACHED; k++) {
       const need = pairNeed(paramPtr(r, k), paramLen(r, k));
       store<u32>(NEED + (<usize>slot << 2), need);
-      gateAny |= need == 0 ? 0xffffffff : need & (~need + 1); // its lowest bit (none: always)
+      gateAny |= gateBit(need);
       slot++;
     }
     r = nextRule(r);
