@@ -748,7 +748,12 @@ function boolExpr(k: i32, strong: bool): bool {
     // (a column word compared with '=', '!=', '<>', '<', '>' or LIKE: the value the application's
     // quote closes may be longer: "' or name!='x")
     const column = wordOnly && exprEnd == first + 1 && (tType(nx) == T_OP ? tSub(nx) == O_EQ || tSub(nx) == O_CMP : wordIs(nx, 'like') && likePattern(sig(nx + 1)));
-    appStringMax = column ? APP_STRING_COMPARED : APP_STRING_SHORT;
+    // (a string compared with '=' or LIKE to the same string that the application's quote
+    // closes: a constant, however long: "' and 'abcd'='abcd", "' or '1234' like '1234")
+    const rv = sig(nx + 1);
+    const sameString = !column && exprEnd == first + 1 && tType(first) == T_STR && ((tType(nx) == T_OP && tSub(nx) == O_EQ) || wordIs(nx, 'like')) &&
+      rv < ntok && tType(rv) == T_USTR && sameLiteral(first, rv);
+    appStringMax = column || sameString ? APP_STRING_COMPARED : APP_STRING_SHORT;
     isLiteralLeft = !wordOnly;
     const right = cmpRight(nx);
     isLiteralLeft = false;
