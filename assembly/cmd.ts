@@ -536,11 +536,12 @@ function strongBefore(sepAt: i32, sep: u32): bool {
   const z = leadBefore(sep == 10 && sepAt > 0 && at(txt, sepAt - 1) == 13 ? sepAt - 1 : sepAt);
   if (z > 0 && hostBefore(z) && !plainWordAfter(cmdE)) return true;
   if (sep == 10) return false;
-  // a single '|' that the value starts with, and no other '|' after the command: no markdown row
-  // ("| id", "| net user"; a row has its cells' bars: "| id | name |"); a single '&' that the
-  // value starts with, glued to the command ("&net localgroup administrators"; not "& more")
+  // a single '|' that the value starts with, no other '|' after the command (no markdown row: "|
+  // id | name |") and no plain word after it ("| id", "| dir"; not "| more info below", "| net
+  // profit"); a single '&' that the value starts with, glued to the command ("&net localgroup
+  // administrators"; not "& more")
   if (!double && z == 0 && !(cmdE < len && at(txt, cmdE) == 61) &&
-    ((sep == 124 && !pipeFrom(cmdE)) || (sep == 38 && cmdS == sepAt + 1))) return true;
+    ((sep == 124 && !pipeFrom(cmdE) && !plainWordAfter(cmdE)) || (sep == 38 && cmdS == sepAt + 1))) return true;
   if ((sep == 38 || sep == 124) && !double && (!terminated() || (cmdE < len && at(txt, cmdE) == 61))) return false;
   return z == 0 || (double && addressBefore(z, true));
 }

@@ -200,9 +200,10 @@ export function scan_batch(): i32 {
     if (fronted) literalVerify(-1);
     else scanLiterals(p, n, -1);
     // bit 2: a JSON object or array that may hold a listed key (after the literal pass: its quote bitmap serves)
-    if ((mask & C_DQ) != 0 && jsonStart(p, n) && jsonKeyCandidate(p, n)) store<u8>(changed + <usize>i, load<u8>(changed + <usize>i) | 4);
+    const json = (mask & C_DQ) != 0 && jsonStart(p, n);
+    if (json && jsonKeyCandidate(p, n)) store<u8>(changed + <usize>i, load<u8>(changed + <usize>i) | 4);
     // operator keys written as JavaScript or query-string keys ({ $ne: 1 }, [$ne]=1)
-    if ((mask & C_DOLLAR) != 0 && (mask & (C_COLON | C_LBRACK)) != 0) scanOperatorText(p, n);
+    if ((mask & C_DOLLAR) != 0 && (mask & (C_COLON | C_LBRACK)) != 0) scanOperatorText(p, n, json);
     // bit 1: URLs the bindings must judge, listed in `urls` (after the literal pass: its colon bitmap serves)
     if ((mask & C_COLON) != 0 && (mask & (C_SLASH | C_BSLASH)) != 0 &&
       urlCandidates(p, n, urls + <usize>i * URL_ROW) > 0) store<u8>(changed + <usize>i, load<u8>(changed + <usize>i) | 2);

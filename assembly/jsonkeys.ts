@@ -3,7 +3,7 @@
 // some quoted string is a listed key, holds an escape, or holds '[' or '.' (a segment may be
 // listed). The answer can only be "no" or "maybe". Linear: each string is read once.
 
-import { at, lower, isAlpha, isAlnum, find2, findP, splat16, P_QUOTE } from './text';
+import { at, lower, isAlpha, isAlnum, find2, findP, splat16, lowerWordIs, P_QUOTE } from './text';
 import { emit, fired } from './findings';
 import { K_OBJECT_KEY, enabledRule, ruleWithWord, kindLenMask, kindFirstMask } from './rules';
 
@@ -39,16 +39,21 @@ export function jsonKeyCandidate(p: usize, n: i32): bool {
 
 /**
  * Listed keys that start with '$' (the document-database operators) written in a string the way
- * JavaScript, a Mongo shell or a query string writes a key, not as JSON (whose "$ne": the bindings'
- * JSON reader judges):
- * - the name, bare or in single quotes, then ':' (white space between allowed), after the value's
- *   start, a quote or one of { , [ ( ; & | (white space between allowed: "{ $ne: 1 }",
- *   "', $where: '1 == 1'", "{'$gt': ''}"; not after a word: "echo $text: done", "Price $in: 5");
- * - the name in brackets, the form a query parser turns into a key ("[$ne]=1", "user[$gt]=").
- * Reported by the object-key rule whose param it is. Linear: each '$' is read once, a name at
- * most 24 units.
+ * JavaScript, a Mongo shell or a query string writes a key. Reported by the object-key rule whose
+ * param it is:
+ * - the name, bare or in quotes, then ':' (white space between allowed), then what a JavaScript
+ *   value starts with (a quote, a digit, '-', '{', '[', '/', '$', true, false, null, this, new,
+ *   function), after the value's start, a quote or one of { , [ ( ; & | (white space between
+ *   allowed): "{ $ne: 1 }", "', $where: '1 == 1'", "{'$gt': ''}", "a\", \"$where\": \"1==1";
+ *   not after a word ("echo $text: done", "Price $in: 5") nor before prose ("Fields: $size, $type:
+ *   both"). In double quotes only after ',' (a member added past the end of a JSON string; not
+ *   JSON shown in prose, 'see {"$ne": 1} inline') and when the value does not start like JSON
+ *   (`jsonLike`), whose own "$ne": the bindings' JSON reader judges;
+ * - the name in brackets right before '=', the form a query string carries ("[$ne]=1",
+ *   "user[$gt]="), not an index into a variable ("$arr[$set] = 1", "$_GET[$type]").
+ * Linear: each '$' is read once, a name at most 24 units, the name before '[' at most 64.
  */
-export function scanOperatorText(p: usize, n: i32): void {
+export function scanOperatorText(p: usize, n: i32, jsonLike: bool): void {
   let i = find2(p, 0, n, 36, 36);
   while (i < n) {
     let k = i + 1;
@@ -60,28 +65,56 @@ export function scanOperatorText(p: usize, n: i32): void {
       const prev: u32 = i > 0 ? at(p, i - 1) : 0;
       const next = at(p, k);
       if (prev == 91 && next == 93) {
-        const r = ruleWithWord(K_OBJECT_KEY, p, i, l);
-        if (r >= 0 && !fired(r)) { emit(r, i - 1, k + 1); return; }
-      } else if (next == 58 || next == 32 || next == 9 || next == 39) {
-        const quoted = prev == 39;
+        if (k + 1 < n && at(p, k + 1) == 61 && !variableBefore(p, i - 1)) {
+          const r = ruleWithWord(K_OBJECT_KEY, p, i, l);
+          if (r >= 0 && !fired(r)) { emit(r, i - 1, k + 1); return; }
+        }
+      } else if (next == 58 || next == 32 || next == 9 || next == 39 || next == 34) {
+        const quote: u32 = prev == 39 || (prev == 34 && !jsonLike) ? prev : 0;
         let j = k;
-        if (quoted) j = next == 39 ? j + 1 : n;
+        if (quote != 0) j = next == quote ? j + 1 : n;
+        else if (next == 39 || next == 34) j = n;
         while (j < n && (at(p, j) == 32 || at(p, j) == 9)) j++;
-        if (j < n && at(p, j) == 58 && !(j + 1 < n && at(p, j + 1) == 58)) {
+        if (j < n && at(p, j) == 58 && !(j + 1 < n && at(p, j + 1) == 58) && jsValueAt(p, n, j + 1)) {
           // what stands before the name (and its quote), white space aside: nothing, or what
           // comes before a key (not a word: "echo $text: done", "Price $in: 5")
-          let q = quoted ? i - 1 : i;
+          let q = quote != 0 ? i - 1 : i;
           while (q > 0 && q > i - 64 && (at(p, q - 1) == 32 || at(p, q - 1) == 9 || at(p, q - 1) == 10 || at(p, q - 1) == 13)) q--;
           const b: u32 = q > 0 ? at(p, q - 1) : 0;
-          if (b == 0 || b == 39 || b == 34 || b == 123 || b == 44 || b == 91 || b == 40 || b == 59 || b == 38 || b == 124) {
+          // (in double quotes, only after ',': a member added past the end of a JSON string,
+          // "a\", \"$where\": ...; not JSON shown in prose, 'see {"$ne": 1} inline')
+          if (quote == 34 ? b == 44 : b == 0 || b == 39 || b == 34 || b == 123 || b == 44 || b == 91 || b == 40 || b == 59 || b == 38 || b == 124) {
             const r = ruleWithWord(K_OBJECT_KEY, p, i, l);
-            if (r >= 0 && !fired(r)) { emit(r, quoted ? i - 1 : i, j + 1); return; }
+            if (r >= 0 && !fired(r)) { emit(r, quote != 0 ? i - 1 : i, j + 1); return; }
           }
         }
       }
     }
     i = nextKeyDollar(p, k > i + 1 ? k : i + 1, n);
   }
+}
+
+/** The name before the '[' at b is a variable ("$arr[", "$_GET["): word units back to a '$' (at most 64). */
+function variableBefore(p: usize, b: i32): bool {
+  let s = b;
+  while (s > 0 && b - s < 64 && (isAlnum(at(p, s - 1)) || at(p, s - 1) == 95)) s--;
+  return s > 0 && at(p, s - 1) == 36;
+}
+
+/** After a key's ':' at j (white space first): what a JavaScript value starts with. */
+function jsValueAt(p: usize, n: i32, j: i32): bool {
+  while (j < n && (at(p, j) == 32 || at(p, j) == 9)) j++;
+  if (j >= n) return false;
+  const c = at(p, j);
+  if (c == 39 || c == 34 || c == 96 || c == 45 || c == 123 || c == 91 || c == 47 || c == 36 || (c >= 48 && c <= 57)) return true;
+  return wordAt(p, n, j, 'true') || wordAt(p, n, j, 'false') || wordAt(p, n, j, 'null') || wordAt(p, n, j, 'this') ||
+    wordAt(p, n, j, 'new') || wordAt(p, n, j, 'function');
+}
+
+/** The word w (lower case) at j, case-insensitively, not followed by a letter or digit. */
+function wordAt(p: usize, n: i32, j: i32, w: string): bool {
+  const e = j + w.length;
+  return e <= n && lowerWordIs(p, j, w.length, w) && (e == n || !isAlnum(at(p, e)));
 }
 
 /**

@@ -51,18 +51,26 @@ export function foldLength(src: usize, n: i32): i32 {
   return o;
 }
 
+// Where foldInto stopped when the result would not fit: the next unit of src to fold, the units
+// written, and whether those changed anything (foldInto can go on from there).
+export let foldStopIn = 0;
+export let foldStopOut = 0;
+export let foldStopChanged = false;
+
 /**
- * Folds src[0..n) into dst, which has room for `room` units; returns the length and sets
- * foldChanged, or returns -1 when the result would not fit (room at least foldLength: it fits).
+ * Folds src[i0..n) into dst from dst[o0] on (dst[0..o0) already holds src[0..i0) folded, with a
+ * change among them when changed0), dst having room for `room` units; returns the length and sets
+ * foldChanged, or returns -1 when the result would not fit (room at least foldLength: it fits),
+ * leaving where it stopped in foldStopIn, foldStopOut and foldStopChanged.
  */
-export function foldInto(src: usize, n: i32, dst: usize, room: i32): i32 {
+export function foldInto(src: usize, n: i32, dst: usize, room: i32, i0: i32, o0: i32, changed0: bool): i32 {
   const pool = foldPool();
-  let o = 0;
-  let changed = false;
-  for (let i = 0; i < n; i++) {
+  let o = o0;
+  let changed = changed0;
+  for (let i = i0; i < n; i++) {
     const c = at(src, i);
     if (c < 0x80) {
-      if (o >= room) return -1;
+      if (o >= room) { foldStopIn = i; foldStopOut = o; foldStopChanged = changed; return -1; }
       store<u16>(dst + (<usize>o << 1), <u16>c);
       o++;
       continue;
@@ -75,7 +83,7 @@ export function foldInto(src: usize, n: i32, dst: usize, room: i32): i32 {
     }
     const e = foldLookup(cp);
     // (a code point adds at most 31 units: the exact test only near the end of the room)
-    if (o + 31 > room && o + (e == FOLD_SAME ? w : <i32>(e & 31)) > room) return -1;
+    if (o + 31 > room && o + (e == FOLD_SAME ? w : <i32>(e & 31)) > room) { foldStopIn = i; foldStopOut = o; foldStopChanged = changed; return -1; }
     if (e == FOLD_SAME) {
       store<u16>(dst + (<usize>o << 1), <u16>c);
       o++;

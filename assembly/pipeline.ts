@@ -4,7 +4,7 @@
 
 import { at } from './text';
 import { decodeOnce, decodeChanged, hasDecodable } from './decode';
-import { foldLength, foldInto, foldChanged, foldNeeded } from './normalize';
+import { foldLength, foldInto, foldChanged, foldNeeded, foldStopIn, foldStopOut, foldStopChanged } from './normalize';
 import { arenaAlloc } from './mem';
 
 export const MAX_ROUNDS = 4;
@@ -62,11 +62,16 @@ function decodeRounds(p: usize, n: i32): void {
       // one pass into room for the text's own length (most folds do not lengthen it: fullwidth
       // forms, NBSP, ideographic spaces); the exact length first only when it would not fit
       b = arenaAlloc((<usize>la + 8) << 1);
-      lb = foldInto(a, la, b, la + 8);
+      lb = foldInto(a, la, b, la + 8, 0, 0, false);
       if (lb < 0) {
-        const lf = foldLength(a, la);
-        b = arenaAlloc((<usize>lf + 8) << 1);
-        lb = foldInto(a, la, b, lf);
+        // on from where it stopped, into room for the rest's exact length
+        const si = foldStopIn;
+        const so = foldStopOut;
+        const lf = so + foldLength(a + (<usize>si << 1), la - si);
+        const b2 = arenaAlloc((<usize>lf + 8) << 1);
+        memory.copy(b2, b, <usize>so << 1);
+        lb = foldInto(a, la, b2, lf, si, so, foldStopChanged);
+        b = b2;
       }
       ch2 = foldChanged;
     }

@@ -1179,19 +1179,23 @@ function judgeStacked(from: i32): void {
  * expected (reported by the stacked-query rule, whose params name the statement keywords). It
  * must run from the value's first token to its end, a ';' or a comment, except where a clause
  * with SQL's own shape follows its table:
- * - SELECT list FROM table: a list with '*', a number, a string, a call, a comma or an operator
- *   in it ("select * from users", "select count(*) from orders"), or any list then WHERE name
- *   compared ("select password from users where username='admin'"), ORDER BY, GROUP BY or
- *   LIMIT and a number; not "Select items from the list", "select one from each row";
- * - DROP TABLE, DATABASE, SCHEMA or VIEW [IF EXISTS] name ("drop table users": also "Drop table
- *   tennis"), DROP of another object (INDEX, USER, ...) then ';' or a comment; TRUNCATE TABLE name;
+ * - SELECT list FROM table(s) [alias]: a list with '*', a call or a comma in it ("select * from
+ *   users", "select count(*) from orders"), or one column word then WHERE name compared
+ *   ("select password from users where username='admin'"), ORDER BY, GROUP BY or LIMIT and a
+ *   number; not "Select items from the list", "Select 'Yes' from dropdown", "Select M/F from
+ *   gender", "Select the best from rest where price < 10";
+ * - DROP TABLE or DATABASE [IF EXISTS] name [CASCADE] ("drop table users": also "Drop table
+ *   tennis"), DROP of another object (SCHEMA, VIEW, INDEX, USER, ...) then ';' or a comment;
+ *   TRUNCATE TABLE name;
  * - DELETE FROM table WHERE name compared, or then ';' or a comment (not "Delete from cart", a
  *   button's label);
  * - INSERT INTO table [(columns)] VALUES ( or SELECT;
- * - UPDATE table SET name =;
+ * - UPDATE table [alias] SET name = a value SQL writes (not "Update profile set name = John");
  * - CREATE TABLE (INDEX, ...) name ( or AS; ALTER TABLE (...) name ADD, DROP, MODIFY, ALTER,
- *   RENAME, SET or OWNER;
+ *   RENAME or OWNER then COLUMN, CONSTRAINT, PRIMARY, INDEX, TO, FOREIGN or UNIQUE;
  * - EXEC or EXECUTE and a system procedure (xp_..., sp_...).
+ * A ';' ends the statement only before the end, a comment or another statement ("Drop table
+ * tennis; see you" is prose).
  * Only from the value-start window (CONTEXT_WINDOW tokens).
  */
 function judgeWholeStatement(): void {
@@ -1208,17 +1212,45 @@ function judgeWholeStatement(): void {
   }
 }
 
-/** Token j ends a statement: the value's end, a ';' or a comment. */
+/**
+ * Token j ends a statement: the value's end, a comment, or a ';' followed by the end, a comment or
+ * another statement keyword ("drop table users;", "drop table users; select 1"; not "Drop table
+ * tennis; see you").
+ */
 function statementEnds(j: i32): bool {
   if (j >= ntok) return lexEnd >= len;
-  return tType(j) == T_SEMI || tType(j) == T_COMMENT;
+  const t = tType(j);
+  if (t == T_COMMENT) return true;
+  if (t != T_SEMI) return false;
+  const n = sig(j + 1);
+  if (n >= ntok) return lexEnd >= len || tType(n - 1) == T_COMMENT;
+  if (tType(n) == T_SEMI) return true;
+  return tType(n) == T_WORD && paramFind(firstRule(K_SQL_STACKED), txt, tStart(n), tEnd(n) - tStart(n)) >= 0;
 }
 
-/** Token m names a table (a word that is no SQL word or keyword, or a backtick name). */
+/**
+ * Token m names a table (a word that is no SQL word or keyword, nor a determiner prose puts
+ * there: "from the menu", "from each row", "from your list"; or a backtick name).
+ */
 function tableName(m: i32): bool {
   if (m >= ntok) return false;
   if (tType(m) == T_BTICK) return true;
-  return tType(m) == T_WORD && !isSqlWord(m) && !isKeyword(m);
+  if (tType(m) != T_WORD || isSqlWord(m) || isKeyword(m)) return false;
+  const l = tEnd(m) - tStart(m);
+  if (l > 5) return true;
+  return !(wordIs(m, 'the') || wordIs(m, 'a') || wordIs(m, 'an') || wordIs(m, 'my') || wordIs(m, 'your') || wordIs(m, 'our') ||
+    wordIs(m, 'their') || wordIs(m, 'his') || wordIs(m, 'her') || wordIs(m, 'its') || wordIs(m, 'this') || wordIs(m, 'that') ||
+    wordIs(m, 'these') || wordIs(m, 'those') || wordIs(m, 'each') || wordIs(m, 'every') || wordIs(m, 'any') || wordIs(m, 'some'));
+}
+
+/**
+ * A value the way SQL writes one after '=' (a number, a string, one the application's quote
+ * closes, a variable, NULL, TRUE, FALSE, a call); not a word of prose ("set name = John").
+ */
+function sqlValue(v: i32): bool {
+  if (v >= ntok) return false;
+  const t = tType(v);
+  return t == T_NUM || t == T_STR || t == T_USTR || t == T_VAR || isLiteralWord(v) || isCall(v);
 }
 
 /** WHERE at n, then a name or literal and a comparison: the token after the comparison's right side, or -1. */
@@ -1227,9 +1259,23 @@ function whereCompared(n: i32): i32 {
   const c = sig(n + 1);
   if (!(tType(c) == T_WORD || tType(c) == T_NUM || tType(c) == T_STR || tType(c) == T_BTICK)) return -1;
   const op = sig(c + 1);
+  // "WHERE 1": a number alone, then the statement's end
+  if (tType(c) == T_NUM && statementEnds(c + 1)) return c + 1;
   if (op >= ntok || !isCmp(op)) return -1;
   const v = sig(op + 1);
   return v < ntok ? v + 1 : op + 1;
+}
+
+/** After a table name at tb: an alias ("users u") is passed over when a clause or the end follows it. */
+function pastAlias(tb: i32): i32 {
+  const a = sig(tb + 1);
+  // (an alias is a short word right after the name: "users u", "orders ord")
+  if (a < ntok && tType(a) == T_WORD && tEnd(a) - tStart(a) <= 3 && !isSqlWord(a) && !isKeyword(a) && a - tb == 1) {
+    const n = sig(a + 1);
+    if (statementEnds(a + 1) || wordIs(n, 'where') || wordIs(n, 'order') || wordIs(n, 'group') || wordIs(n, 'limit') ||
+      wordIs(n, 'join') || wordIs(n, 'set')) return a;
+  }
+  return tb;
 }
 
 /** The whole statement at token k (a statement keyword): the token after what is reported, or -1. */
@@ -1239,28 +1285,43 @@ function wholeStatementEnd(k: i32): i32 {
   switch (lower(at(txt, tStart(k)))) {
     case 115: { // select
       if (!wordIs(k, 'select')) return -1;
-      // the list, up to FROM at depth 0 (at most 24 tokens)
+      // the list, up to FROM at depth 0 (at most 24 tokens): SQL's own shape is a '*', a call
+      // (a name glued to its '('), or a comma between names; quotes, numbers, '/', '&' and '%'
+      // are written in prose too ("Select 'Yes' from dropdown", "Select M/F from gender")
       let j = m;
       let d = 0;
       let sqlish = false;
+      let words = 0;
       for (let g = 0; g < 24 && j < ntok; g++) {
         const t = tType(j);
         if (d == 0 && wordIs(j, 'from')) break;
         if (t == T_LP) d++;
         else if (t == T_RP) { if (d == 0) return -1; d--; }
         else if (t == T_SEMI) return -1;
-        if (t != T_WORD) sqlish = true;
+        else if (t == T_OP && tSub(j) == O_ARITH && at(txt, tStart(j)) == 42 && tEnd(j) - tStart(j) == 1) sqlish = true;
+        else if (t == T_COMMA && d == 0) sqlish = true;
+        else if (t == T_WORD) {
+          words++;
+          if (tType(j + 1) == T_LP && tGlued(j + 1)) sqlish = true;
+        }
         j = sig(j + 1);
       }
       if (j == m || !wordIs(j, 'from')) return -1;
-      const tb = sig(j + 1);
+      let tb = sig(j + 1);
       if (!tableName(tb)) return -1;
+      // more tables: "from users, orders"
+      while (tType(sig(tb + 1)) == T_COMMA && tableName(sig(sig(tb + 1) + 1))) tb = sig(sig(tb + 1) + 1);
+      tb = pastAlias(tb);
+      // a list of plain words is a column only when it is one word ("select password from users
+      // where ..."; not "Select the best from rest where price < 10")
+      if (!sqlish && words != 1) return -1;
       if (statementEnds(tb + 1)) return sqlish ? tb + 1 : -1;
       const n = sig(tb + 1);
       const w = whereCompared(n);
       if (w >= 0) return w;
       if ((wordIs(n, 'order') || wordIs(n, 'group')) && wordIs(sig(n + 1), 'by')) return sig(n + 1) + 1;
       if (wordIs(n, 'limit') && tType(sig(n + 1)) == T_NUM) return sig(n + 1) + 1;
+      if (sqlish && wordIs(n, 'join') && tableName(sig(n + 1))) return sig(n + 1) + 1;
       return -1;
     }
     case 100: { // drop, delete
@@ -1268,10 +1329,13 @@ function wholeStatementEnd(k: i32): i32 {
         if (!objectWord(m)) return -1;
         let n = sig(m + 1);
         if (wordIs(n, 'if') && wordIs(sig(n + 1), 'exists')) n = sig(sig(n + 1) + 1);
-        if (!tableName(n) || !statementEnds(n + 1)) return -1;
-        // at the value's end, only the objects "drop ... x" names in no prose: TABLE, DATABASE,
-        // SCHEMA, VIEW ("Drop index finger", "drop user bob" need a ';' or a comment)
-        return n + 1 < ntok || wordIs(m, 'table') || wordIs(m, 'database') || wordIs(m, 'schema') || wordIs(m, 'view') ? n + 1 : -1;
+        if (!tableName(n)) return -1;
+        let e = n + 1;
+        if (wordIs(e, 'cascade') || wordIs(e, 'restrict')) e++;
+        if (!statementEnds(e)) return -1;
+        // at the value's end, only TABLE and DATABASE ("Drop index finger", "Drop schema
+        // changes", "drop view mode", "drop user bob" need a ';' or a comment)
+        return e < ntok || wordIs(m, 'table') || wordIs(m, 'database') ? e : -1;
       }
       if (!wordIs(k, 'delete') || !wordIs(m, 'from')) return -1;
       const tb = sig(m + 1);
@@ -1304,10 +1368,12 @@ function wholeStatementEnd(k: i32): i32 {
     }
     case 117: { // update
       if (!wordIs(k, 'update') || !tableName(m)) return -1;
-      const st = sig(m + 1);
+      const st = sig(pastAlias(m) + 1);
       const c = sig(st + 1);
       const eq = sig(c + 1);
-      return wordIs(st, 'set') && (tType(c) == T_WORD || tType(c) == T_BTICK) && tType(eq) == T_OP && tSub(eq) == O_EQ ? eq + 1 : -1;
+      // SET column = a value SQL writes ("set role='admin'"; not "set name = John")
+      return wordIs(st, 'set') && (tType(c) == T_WORD || tType(c) == T_BTICK) && tType(eq) == T_OP && tSub(eq) == O_EQ &&
+        sqlValue(sig(eq + 1)) ? sig(eq + 1) + 1 : -1;
     }
     case 99: { // create
       if (!wordIs(k, 'create') || !objectWord(m)) return -1;
@@ -1322,8 +1388,12 @@ function wholeStatementEnd(k: i32): i32 {
       const n = sig(m + 1);
       if (!tableName(n)) return -1;
       const a = sig(n + 1);
-      return wordIs(a, 'add') || wordIs(a, 'drop') || wordIs(a, 'modify') || wordIs(a, 'alter') || wordIs(a, 'rename') ||
-        wordIs(a, 'set') || wordIs(a, 'owner') ? a + 1 : -1;
+      const b = sig(a + 1);
+      // the action and what it acts on: ADD COLUMN, DROP CONSTRAINT, RENAME TO, OWNER TO, ...
+      // ("Alter table layout add more chairs" is prose)
+      if (!(wordIs(a, 'add') || wordIs(a, 'drop') || wordIs(a, 'modify') || wordIs(a, 'alter') || wordIs(a, 'rename') || wordIs(a, 'owner'))) return -1;
+      return wordIs(b, 'column') || wordIs(b, 'constraint') || wordIs(b, 'primary') || wordIs(b, 'index') || wordIs(b, 'to') ||
+        wordIs(b, 'foreign') || wordIs(b, 'unique') ? b + 1 : -1;
     }
     case 101: { // exec, execute
       if (!(wordIs(k, 'exec') || wordIs(k, 'execute'))) return -1;

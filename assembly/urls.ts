@@ -69,7 +69,7 @@ export function buildInwardNames(): void {
       for (let j = 0; j < l; j++) if (load<u8>(p + <usize>j) == 46) { dot = true; break; }
       if (!dot) continue; // a scheme
       // "{ip}.": a wildcard DNS service, handed over as any other name under it
-      if (l > 5 && load<u8>(p) == 123 && load<u8>(p, 1) == 105 && load<u8>(p, 2) == 112 && load<u8>(p, 3) == 125 && load<u8>(p, 4) == 46) {
+      if (l > 5 && load<u8>(p) == 123 && lower(<u32>load<u8>(p, 1)) == 105 && lower(<u32>load<u8>(p, 2)) == 112 && load<u8>(p, 3) == 125 && load<u8>(p, 4) == 46) {
         p += 5;
         l -= 5;
       }
@@ -78,7 +78,7 @@ export function buildInwardNames(): void {
       store<i32>(e, r);
       store<u32>(e, <u32>p, 4);
       store<i32>(e, l, 8);
-      const b = BY_LAST + (<usize>(load<u8>(p + <usize>(l - 1)) & 31) << 3);
+      const b = BY_LAST + (<usize>(lower(<u32>load<u8>(p + <usize>(l - 1))) & 31) << 3);
       store<u64>(b, load<u64>(b) | (<u64>1 << <u64>nameCount));
       nameCount++;
     }
@@ -99,7 +99,7 @@ function inwardSuffix(s: i32, e: i32): bool {
     if (b < s || (b > s && at(txt, b - 1) != 46) || !ruleEnabled(load<i32>(ent))) continue;
     const p = <usize>load<u32>(ent, 4);
     let same = true;
-    for (let j = 0; j < l; j++) if (lower(at(txt, b + j)) != <u32>load<u8>(p + <usize>j)) { same = false; break; }
+    for (let j = 0; j < l; j++) if (lower(at(txt, b + j)) != lower(<u32>load<u8>(p + <usize>j))) { same = false; break; }
     if (same) return true;
   }
   return false;

@@ -45,7 +45,8 @@ export function internalTargetRule(id: string, params: readonly string[]): Inter
   const schemes = new Set<string>();
   const wildcard: string[] = [];
   const names: string[] = [];
-  for (const p of params) {
+  for (const param of params) {
+    const p = param.toLowerCase(); // (the generator requires lower case; a blob made by hand may not)
     if (!p.includes('.')) schemes.add(p);
     else if (p.startsWith(WILDCARD_PREFIX)) wildcard.push(p.slice(WILDCARD_PREFIX.length));
     else names.push(p);
