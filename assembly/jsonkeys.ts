@@ -75,7 +75,7 @@ export function scanOperatorText(p: usize, n: i32, jsonLike: bool): void {
         if (quote != 0) j = next == quote ? j + 1 : n;
         else if (next == 39 || next == 34) j = n;
         while (j < n && (at(p, j) == 32 || at(p, j) == 9)) j++;
-        if (j < n && at(p, j) == 58 && !(j + 1 < n && at(p, j + 1) == 58) && jsValueAt(p, n, j + 1)) {
+        if (j < n && at(p, j) == 58 && !(j + 1 < n && at(p, j + 1) == 58)) {
           // what stands before the name (and its quote), white space aside: nothing, or what
           // comes before a key (not a word: "echo $text: done", "Price $in: 5")
           let q = quote != 0 ? i - 1 : i;
@@ -83,7 +83,8 @@ export function scanOperatorText(p: usize, n: i32, jsonLike: bool): void {
           const b: u32 = q > 0 ? at(p, q - 1) : 0;
           // (in double quotes, only after ',': a member added past the end of a JSON string,
           // "a\", \"$where\": ...; not JSON shown in prose, 'see {"$ne": 1} inline')
-          if (quote == 34 ? b == 44 : b == 0 || b == 39 || b == 34 || b == 123 || b == 44 || b == 91 || b == 40 || b == 59 || b == 38 || b == 124) {
+          if ((quote == 34 ? b == 44 : b == 0 || b == 39 || b == 34 || b == 123 || b == 44 || b == 91 || b == 40 || b == 59 || b == 38 || b == 124) &&
+            jsValueAt(p, n, j + 1)) {
             const r = ruleWithWord(K_OBJECT_KEY, p, i, l);
             if (r >= 0 && !fired(r)) { emit(r, quote != 0 ? i - 1 : i, j + 1); return; }
           }
@@ -107,6 +108,8 @@ function jsValueAt(p: usize, n: i32, j: i32): bool {
   if (j >= n) return false;
   const c = at(p, j);
   if (c == 39 || c == 34 || c == 96 || c == 45 || c == 123 || c == 91 || c == 47 || c == 36 || (c >= 48 && c <= 57)) return true;
+  const l = c | 32;
+  if (l != 116 && l != 102 && l != 110) return false; // t f n
   return wordAt(p, n, j, 'true') || wordAt(p, n, j, 'false') || wordAt(p, n, j, 'null') || wordAt(p, n, j, 'this') ||
     wordAt(p, n, j, 'new') || wordAt(p, n, j, 'function');
 }
@@ -118,9 +121,9 @@ function wordAt(p: usize, n: i32, j: i32, w: string): bool {
 }
 
 /**
- * The next '$' at or after i (i >= 1) that no letter or digit stands right before (a key's name
- * starts after white space, a quote or punctuation: "x$in:x$in:..." cost a look at every '$'), or
- * n; eight units a step.
+ * The next '$' at or after i (i >= 1) that no letter or digit stands right before and a letter
+ * follows (a key's name starts after white space, a quote or punctuation: "x$in:x$in:..." cost a
+ * look at every '$'), or n; eight units a step.
  */
 function nextKeyDollar(p: usize, i: i32, n: i32): i32 {
   const kDollar = splat16(36);
@@ -129,15 +132,18 @@ function nextKeyDollar(p: usize, i: i32, n: i32): i32 {
   const kA = splat16(97);
   const k25 = splat16(25);
   const k20 = splat16(32);
-  while (i + 8 <= n) {
+  while (i + 9 <= n) {
     const q = p + (<usize>i << 1);
     const v = v128.load(q);
     const vp = v128.load(q - 2);
+    const vn = v128.load(q, 2);
     const alnum = v128.or(i16x8.le_u(i16x8.sub(vp, k0), k9), i16x8.le_u(i16x8.sub(v128.or(vp, k20), kA), k25));
-    const m = i16x8.bitmask(v128.andnot(i16x8.eq(v, kDollar), alnum));
+    // (and a letter after it: a name follows, not "${", "$(", "$5")
+    const letter = i16x8.le_u(i16x8.sub(v128.or(vn, k20), kA), k25);
+    const m = i16x8.bitmask(v128.and(v128.andnot(i16x8.eq(v, kDollar), alnum), letter));
     if (m != 0) return i + <i32>ctz(m);
     i += 8;
   }
-  while (i < n && !(at(p, i) == 36 && !isAlnum(at(p, i - 1)))) i++;
+  while (i < n && !(at(p, i) == 36 && !isAlnum(at(p, i - 1)) && i + 1 < n && isAlpha(at(p, i + 1)))) i++;
   return i;
 }
