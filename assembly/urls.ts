@@ -214,6 +214,10 @@ export function urlCandidates(p: usize, n: i32, out: usize): i32 {
   let prevS = -1;
   let prevLen = 0;
   let prevPlain = false; // the URL judged last was a plain public name
+  // the last scheme neither rule lists (its start and length, -1: none): the same text again is
+  // no scheme of theirs either ("data://data://...": two rule lookups at every ':')
+  let rejS = -1;
+  let rejLen = 0;
   let i = 0;
   while (i < n) {
     i = findP(txt, i, n, P_COLON, 58, 58, 58, 58);
@@ -225,12 +229,17 @@ export function urlCandidates(p: usize, n: i32, out: usize): i32 {
     // the same text as the URL judged last: passed, or listed already (see above); past a plain
     // public name's authority, as below
     if (prevS >= 0 && s + prevLen <= n && sameUnits(prevS, s, prevLen)) { i = prevPlain ? s + prevLen - 1 : i + 1; continue; }
+    if (rejS >= 0 && i - s == rejLen && sameUnits(rejS, s, rejLen)) { i++; continue; }
     let hit = false;
     let judged = false;
     if (smuggling && ruleWithWord(K_URL_SMUGGLING, txt, s, i - s) >= 0) hit = judged = true;
     else if (internal && ruleWithWord(K_URL_INTERNAL, txt, s, i - s) >= 0 && !hasDot(s, i)) {
       hit = !plainPublic(i + 1);
       judged = true;
+    }
+    if (!judged) {
+      rejS = s;
+      rejLen = i - s;
     }
     if (judged) {
       const ae = authorityEnd(s, i + 1);
