@@ -6,6 +6,19 @@ import { foldLookup, foldPool, FOLD_SAME } from './tables/fold';
 
 export let foldChanged = false;
 
+// The width in units of the code point codePointAt read last (1, or 2 for a surrogate pair).
+let cpWidth = 1;
+
+/** The code point at src[i], whose unit is c (>= 0x80): a surrogate pair read whole, its width in cpWidth. */
+@inline function codePointAt(src: usize, i: i32, n: i32, c: u32): u32 {
+  if (c - 0xd800 < 0x400 && i + 1 < n && at(src, i + 1) - 0xdc00 < 0x400) {
+    cpWidth = 2;
+    return 0x10000 + ((c - 0xd800) << 10) + (at(src, i + 1) - 0xdc00);
+  }
+  cpWidth = 1;
+  return c;
+}
+
 /**
  * Some unit of src[0..n) changes under foldInto (a non-ASCII code point whose NFKC form differs, or
  * a default-ignorable one): one table pass, eight ASCII units a step. Text that is already folded
@@ -20,12 +33,8 @@ export function foldNeeded(src: usize, n: i32): bool {
     if (i >= n) break;
     const c = at(src, i);
     if (c < 0x80) { i++; continue; }
-    let cp = c;
-    let w = 1;
-    if (c - 0xd800 < 0x400 && i + 1 < n && at(src, i + 1) - 0xdc00 < 0x400) {
-      cp = 0x10000 + ((c - 0xd800) << 10) + (at(src, i + 1) - 0xdc00);
-      w = 2;
-    }
+    const cp = codePointAt(src, i, n, c);
+    const w = cpWidth;
     if (foldLookup(cp) != FOLD_SAME) return true;
     i += w;
   }
@@ -38,12 +47,8 @@ export function foldLength(src: usize, n: i32): i32 {
   for (let i = 0; i < n; i++) {
     const c = at(src, i);
     if (c < 0x80) { o++; continue; }
-    let cp = c;
-    let w = 1;
-    if (c - 0xd800 < 0x400 && i + 1 < n && at(src, i + 1) - 0xdc00 < 0x400) {
-      cp = 0x10000 + ((c - 0xd800) << 10) + (at(src, i + 1) - 0xdc00);
-      w = 2;
-    }
+    const cp = codePointAt(src, i, n, c);
+    const w = cpWidth;
     const e = foldLookup(cp);
     o += e == FOLD_SAME ? w : <i32>(e & 31);
     i += w - 1;
@@ -75,12 +80,8 @@ export function foldInto(src: usize, n: i32, dst: usize, room: i32, i0: i32, o0:
       o++;
       continue;
     }
-    let cp = c;
-    let w = 1;
-    if (c - 0xd800 < 0x400 && i + 1 < n && at(src, i + 1) - 0xdc00 < 0x400) {
-      cp = 0x10000 + ((c - 0xd800) << 10) + (at(src, i + 1) - 0xdc00);
-      w = 2;
-    }
+    const cp = codePointAt(src, i, n, c);
+    const w = cpWidth;
     const e = foldLookup(cp);
     // (a code point adds at most 31 units: the exact test only near the end of the room)
     if (o + 31 > room && o + (e == FOLD_SAME ? w : <i32>(e & 31)) > room) { foldStopIn = i; foldStopOut = o; foldStopChanged = changed; return -1; }
