@@ -329,10 +329,7 @@ function shellArgument(e: i32, sep: u32, sepAt: i32): bool {
     // (a path after the number and a space, after an injection's lead: "; chmod 777 /etc/shadow";
     // not "3464/udp", nor "Relax; sleep 8 /night")
     if (d == 47 && k > ne && k + 1 < len && (isAlnum(at(txt, k + 1)) || at(txt, k + 1) == 46 || at(txt, k + 1) == 95)) return strongBefore(sepAt, sep);
-    if (d == 59 || d == 38 || d == 124 || d == 45 || d == 62 || d == 60 || d == 35 || d == 96 || d == 10 || d == 13 || isQuote(d)) return true;
-    // a word after the number, where only an injection's lead stands before the separator
-    // ("; sleep 8 hours" as "; cat food": ";timeout 5 sleep 10"; not "x; sleep 8 hours")
-    return isAlpha(d) && strongBefore(sepAt, sep);
+    return d == 59 || d == 38 || d == 124 || d == 45 || d == 62 || d == 60 || d == 35 || d == 96 || d == 10 || d == 13 || isQuote(d);
   }
   // a drive: c:\ or c:/
   if (isAlpha(c) && i + 2 < len && at(txt, i + 1) == 58 && (at(txt, i + 2) == 92 || at(txt, i + 2) == 47)) return true;
@@ -538,10 +535,8 @@ function strongBefore(sepAt: i32, sep: u32): bool {
   if (sep == 10) return false;
   // a single '|' that the value starts with, no other '|' after the command (no markdown row: "|
   // id | name |") and no plain word after it ("| id", "| dir"; not "| more info below", "| net
-  // profit"); a single '&' that the value starts with, glued to the command ("&net localgroup
-  // administrators"; not "& more")
-  if (!double && z == 0 && !(cmdE < len && at(txt, cmdE) == 61) &&
-    ((sep == 124 && !pipeFrom(cmdE) && !plainWordAfter(cmdE)) || (sep == 38 && cmdS == sepAt + 1))) return true;
+  // profit", and so not "| net user" either)
+  if (sep == 124 && !double && z == 0 && !(cmdE < len && at(txt, cmdE) == 61) && !pipeFrom(cmdE) && !plainWordAfter(cmdE)) return true;
   if ((sep == 38 || sep == 124) && !double && (!terminated() || (cmdE < len && at(txt, cmdE) == 61))) return false;
   return z == 0 || (double && addressBefore(z, true));
 }

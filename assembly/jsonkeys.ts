@@ -46,14 +46,18 @@ export function jsonKeyCandidate(p: usize, n: i32): bool {
  *   function), after the value's start, a quote or one of { , [ ( ; & | (white space between
  *   allowed): "{ $ne: 1 }", "', $where: '1 == 1'", "{'$gt': ''}", "a\", \"$where\": \"1==1";
  *   not after a word ("echo $text: done", "Price $in: 5") nor before prose ("Fields: $size, $type:
- *   both"). In double quotes only after ',' (a member added past the end of a JSON string; not
- *   JSON shown in prose, 'see {"$ne": 1} inline') and when the value does not start like JSON
- *   (`jsonLike`), whose own "$ne": the bindings' JSON reader judges;
- * - the name in brackets right before '=', the form a query string carries ("[$ne]=1",
- *   "user[$gt]="), not an index into a variable ("$arr[$set] = 1", "$_GET[$type]").
+ *   both"). In double quotes only after ',' and before the value's first '{' (a member added past
+ *   the end of a JSON string; not JSON shown in prose, 'see {"a": 1, "$ne": 1} inline'), and when
+ *   the value does not start like JSON (`jsonLike`), whose own "$ne": the bindings' JSON reader
+ *   judges;
+ * - the name in brackets, then '=' or the next bracket, the forms a query string carries
+ *   ("[$ne]=1", "user[$gt]=", "user[$in][]=admin"), not an index into a variable ("$arr[$set] = 1",
+ *   "$_GET[$type]").
  * Linear: each '$' is read once, a name at most 24 units, the name before '[' at most 64.
  */
 export function scanOperatorText(p: usize, n: i32, jsonLike: bool): void {
+  firstBrace = -2;
+  scanLen = n;
   let i = find2(p, 0, n, 36, 36);
   while (i < n) {
     let k = i + 1;
@@ -65,14 +69,21 @@ export function scanOperatorText(p: usize, n: i32, jsonLike: bool): void {
       const prev: u32 = i > 0 ? at(p, i - 1) : 0;
       const next = at(p, k);
       if (prev == 91 && next == 93) {
-        if (k + 1 < n && at(p, k + 1) == 61 && !variableBefore(p, i - 1)) {
+        // then '=' (white space before it allowed) or the next bracket of a nested key
+        // ("user[$in][]=admin", "filter[$or][0][name]=x")
+        let j = k + 1;
+        while (j < n && (at(p, j) == 32 || at(p, j) == 9)) j++;
+        if (j < n && (at(p, j) == 61 || (j == k + 1 && at(p, j) == 91)) && !variableBefore(p, i - 1)) {
           const r = ruleWithWord(K_OBJECT_KEY, p, i, l);
           if (r >= 0 && !fired(r)) { emit(r, i - 1, k + 1); return; }
         }
       } else if (next == 58 || next == 32 || next == 9 || next == 39 || next == 34) {
-        const quote: u32 = prev == 39 || (prev == 34 && !jsonLike) ? prev : 0;
+        // in quotes when the same quote closes the name ('$gt', "$where" outside JSON and before
+        // the value's first '{': a member added past the end of a JSON string, not JSON shown in
+        // prose, 'see {"a": 1, "$ne": 1} inline'); a quote before it alone is a lead ("$ne:1)
+        const quote: u32 = next == prev && (prev == 39 || (prev == 34 && !jsonLike && !braceBefore(p, i))) ? prev : 0;
         let j = k;
-        if (quote != 0) j = next == quote ? j + 1 : n;
+        if (quote != 0) j++;
         else if (next == 39 || next == 34) j = n;
         while (j < n && (at(p, j) == 32 || at(p, j) == 9)) j++;
         if (j < n && at(p, j) == 58 && !(j + 1 < n && at(p, j + 1) == 58)) {
@@ -94,6 +105,19 @@ export function scanOperatorText(p: usize, n: i32, jsonLike: bool): void {
     i = nextKeyDollar(p, k > i + 1 ? k : i + 1, n);
   }
 }
+
+// The value's first '{' (-2: not looked for yet in this value; n when there is none).
+let firstBrace = -2;
+
+/** A '{' stands before i in the value (looked for once per value). */
+function braceBefore(p: usize, i: i32): bool {
+  if (firstBrace == -2) {
+    firstBrace = 0;
+    while (firstBrace < scanLen && at(p, firstBrace) != 123) firstBrace++;
+  }
+  return firstBrace < i;
+}
+let scanLen = 0;
 
 /** The name before the '[' at b is a variable ("$arr[", "$_GET["): word units back to a '$' (at most 64). */
 function variableBefore(p: usize, b: i32): bool {

@@ -1214,8 +1214,8 @@ function judgeWholeStatement(): void {
 
 /**
  * Token j ends a statement: the value's end, a comment, or a ';' followed by the end, a comment or
- * another statement keyword ("drop table users;", "drop table users; select 1"; not "Drop table
- * tennis; see you").
+ * another statement of SQL's shape ("drop table users;", "drop table users; select 1"; not "Drop
+ * table tennis; see you", "delete from list; call me", "Drop table tennis; do you play?").
  */
 function statementEnds(j: i32): bool {
   if (j >= ntok) return lexEnd >= len;
@@ -1225,7 +1225,7 @@ function statementEnds(j: i32): bool {
   const n = sig(j + 1);
   if (n >= ntok) return lexEnd >= len || tType(n - 1) == T_COMMENT;
   if (tType(n) == T_SEMI) return true;
-  return tType(n) == T_WORD && paramFind(firstRule(K_SQL_STACKED), txt, tStart(n), tEnd(n) - tStart(n)) >= 0;
+  return tType(n) == T_WORD && paramFind(firstRule(K_SQL_STACKED), txt, tStart(n), tEnd(n) - tStart(n)) >= 0 && statementShape(n);
 }
 
 /**
@@ -1240,7 +1240,8 @@ function tableName(m: i32): bool {
   if (l > 5) return true;
   return !(wordIs(m, 'the') || wordIs(m, 'a') || wordIs(m, 'an') || wordIs(m, 'my') || wordIs(m, 'your') || wordIs(m, 'our') ||
     wordIs(m, 'their') || wordIs(m, 'his') || wordIs(m, 'her') || wordIs(m, 'its') || wordIs(m, 'this') || wordIs(m, 'that') ||
-    wordIs(m, 'these') || wordIs(m, 'those') || wordIs(m, 'each') || wordIs(m, 'every') || wordIs(m, 'any') || wordIs(m, 'some'));
+    wordIs(m, 'these') || wordIs(m, 'those') || wordIs(m, 'each') || wordIs(m, 'every') || wordIs(m, 'any') || wordIs(m, 'some') ||
+    wordIs(m, 'us') || wordIs(m, 'me') || wordIs(m, 'you') || wordIs(m, 'them') || wordIs(m, 'him'));
 }
 
 /**
@@ -1264,6 +1265,12 @@ function whereCompared(n: i32): i32 {
   if (op >= ntok || !isCmp(op)) return -1;
   const v = sig(op + 1);
   return v < ntok ? v + 1 : op + 1;
+}
+
+/** The '(' at token k opens a plural's mark glued to a word: "(s)" or "(es)". */
+function pluralMark(k: i32): bool {
+  const w = k + 1;
+  return w + 1 < ntok && tType(w + 1) == T_RP && (wordIs(w, 's') || wordIs(w, 'es'));
 }
 
 /** After a table name at tb: an alias ("users u") is passed over when a clause or the end follows it. */
@@ -1302,7 +1309,8 @@ function wholeStatementEnd(k: i32): i32 {
         else if (t == T_COMMA && d == 0) sqlish = true;
         else if (t == T_WORD) {
           words++;
-          if (tType(j + 1) == T_LP && tGlued(j + 1)) sqlish = true;
+          // a call: a name glued to its '(' (not a plural's "(s)": "Select file(s) from computer")
+          if (tType(j + 1) == T_LP && tGlued(j + 1) && !pluralMark(j + 1)) sqlish = true;
         }
         j = sig(j + 1);
       }
