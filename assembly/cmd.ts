@@ -8,7 +8,7 @@
 // Linear: every separator and substitution start is read once. The look past a start reads the
 // white space and the path after it, which end at the next start: no unit is read from two starts.
 
-import { at, lower, isAlpha, isAlnum, isDigit, find4, findP, splat16, P_CMD } from './text';
+import { at, lower, isAlpha, isAlnum, isDigit, find1, find4, findP, splat16, P_CMD } from './text';
 import { K_SHELL_COMMAND, K_SHELL_RARE, K_SHELL_SUBST, K_SHELL_SWITCH, firstRule, enabledRule, ruleWithWord, kindWordFilter, filterMayHave, filterPairMayHave } from './rules';
 import { emit } from './findings';
 import { stripMode, addSpan } from './spans';
@@ -543,8 +543,7 @@ function strongBefore(sepAt: i32, sep: u32): bool {
 
 /** A '|' at or after i (asked once per value: only for a '|' that the value starts with). */
 function pipeFrom(i: i32): bool {
-  for (let k = i; k < len; k++) if (at(txt, k) == 124) return true;
-  return false;
+  return find1(txt, i, len, 124) < len;
 }
 
 let terminatedIs = -2; // terminated's answer (-2: not yet)

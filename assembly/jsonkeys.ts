@@ -3,7 +3,7 @@
 // some quoted string is a listed key, holds an escape, or holds '[' or '.' (a segment may be
 // listed). The answer can only be "no" or "maybe". Linear: each string is read once.
 
-import { at, lower, isAlpha, isAlnum, find2, findP, splat16, lowerWordIs, P_QUOTE } from './text';
+import { at, lower, isAlpha, isAlnum, find1, find2, findP, splat16, lowerWordIs, P_QUOTE } from './text';
 import { emit, fired } from './findings';
 import { K_OBJECT_KEY, enabledRule, ruleWithWord, kindLenMask, kindFirstMask } from './rules';
 
@@ -57,7 +57,6 @@ export function jsonKeyCandidate(p: usize, n: i32): bool {
  */
 export function scanOperatorText(p: usize, n: i32, jsonLike: bool): void {
   firstBrace = -2;
-  scanLen = n;
   let i = find2(p, 0, n, 36, 36);
   while (i < n) {
     let k = i + 1;
@@ -81,7 +80,7 @@ export function scanOperatorText(p: usize, n: i32, jsonLike: bool): void {
         // in quotes when the same quote closes the name ('$gt', "$where" outside JSON and before
         // the value's first '{': a member added past the end of a JSON string, not JSON shown in
         // prose, 'see {"a": 1, "$ne": 1} inline'); a quote before it alone is a lead ("$ne:1)
-        const quote: u32 = next == prev && (prev == 39 || (prev == 34 && !jsonLike && !braceBefore(p, i))) ? prev : 0;
+        const quote: u32 = next == prev && (prev == 39 || (prev == 34 && !jsonLike && !braceBefore(p, n, i))) ? prev : 0;
         let j = k;
         if (quote != 0) j++;
         else if (next == 39 || next == 34) j = n;
@@ -109,15 +108,11 @@ export function scanOperatorText(p: usize, n: i32, jsonLike: bool): void {
 // The value's first '{' (-2: not looked for yet in this value; n when there is none).
 let firstBrace = -2;
 
-/** A '{' stands before i in the value (looked for once per value). */
-function braceBefore(p: usize, i: i32): bool {
-  if (firstBrace == -2) {
-    firstBrace = 0;
-    while (firstBrace < scanLen && at(p, firstBrace) != 123) firstBrace++;
-  }
+/** A '{' stands before i in the value p[0, n) (looked for once per value). */
+function braceBefore(p: usize, n: i32, i: i32): bool {
+  if (firstBrace == -2) firstBrace = find1(p, 0, n, 123);
   return firstBrace < i;
 }
-let scanLen = 0;
 
 /** The name before the '[' at b is a variable ("$arr[", "$_GET["): word units back to a '$' (at most 64). */
 function variableBefore(p: usize, b: i32): bool {

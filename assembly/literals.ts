@@ -172,17 +172,14 @@ function register(h: u32, r: i32, k: i32): void {
 const SPLIT_MIN = 8;
 let subHeads: usize = 0; // 8 x i32 per split list
 
-/** Walks each list of more than SPLIT_MIN entries and builds its sub-lists (after every register). */
-function splitLists(): void {
-  let splits = 0;
-  for (let h = 0; h < 65536; h++) {
-    let e = load<i32>(heads + (<usize>h << 2));
-    let n = 0;
-    while (e >= 0) { n++; e = load<i32>(entries + <usize>e * ENTRY + 8); }
-    if (n > SPLIT_MIN) splits++;
-  }
-  if (splits == 0) return;
-  subHeads = arenaAlloc(<usize>splits * 32);
+/**
+ * Walks each list of more than SPLIT_MIN entries and builds its sub-lists (after every register);
+ * `maxSplits`: how many lists may be that long (buildLiterals' counts, which count an entry
+ * registered twice twice, so never fewer).
+ */
+function splitLists(maxSplits: i32): void {
+  if (maxSplits == 0) return;
+  subHeads = arenaAlloc(<usize>maxSplits * 32);
   let split = 0;
   for (let h = 0; h < 65536; h++) {
     const first = load<i32>(heads + (<usize>h << 2));
@@ -243,15 +240,16 @@ export function buildLiterals(): void {
   memory.fill(heads, 0, 65536 * 4);
   registerAll(true);
   let copies = 0;
+  let splits = 0;
   for (let h = 0; h < 65536; h++) {
     const n = load<i32>(heads + (<usize>h << 2));
-    if (n > SPLIT_MIN) copies += n * 8;
+    if (n > SPLIT_MIN) { copies += n * 8; splits++; }
   }
   memory.fill(heads, 0xff, 65536 * 4);
   entries = arenaAlloc(<usize>(total + copies + 1) * ENTRY);
   entryCount = 0;
   registerAll(false);
-  splitLists();
+  splitLists(splits);
 }
 
 /** Registers every literal param (count: only counts the entries per window hash in heads). */

@@ -240,8 +240,7 @@ export function urlCandidates(p: usize, n: i32, out: usize): i32 {
     if (!judged) {
       rejS = s;
       rejLen = i - s;
-    }
-    if (judged) {
+    } else {
       const ae = authorityEnd(s, i + 1);
       if (ae >= n || ae - s >= MAX_URL) prevS = -1;
       else {
