@@ -1,9 +1,9 @@
 // The local ingest sink of `npm run bench:http`: accepts POST /v1/events, counts envelopes and
-// events (gunzipping each body), answers 202. Its own process, so its work is not counted
+// events (inflating each brotli or gzip body), answers 202. Its own process, so its work is not counted
 // against the server under test.
 
 import { createServer } from 'node:http';
-import { gunzip } from 'node:zlib';
+import { brotliDecompress, gunzip } from 'node:zlib';
 
 let events = 0;
 let batches = 0;
@@ -21,7 +21,9 @@ const server = createServer((req, res) => {
       res.statusCode = 202;
       res.end('{}');
     };
-    if (req.headers['content-encoding'] === 'gzip') gunzip(raw, (err, b) => done(err ? Buffer.alloc(0) : b));
+    const encoding = req.headers['content-encoding'];
+    if (encoding === 'br') brotliDecompress(raw, (err, b) => done(err ? Buffer.alloc(0) : b));
+    else if (encoding === 'gzip') gunzip(raw, (err, b) => done(err ? Buffer.alloc(0) : b));
     else done(raw);
   });
 });

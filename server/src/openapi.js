@@ -150,7 +150,7 @@ or as an HTML form (\`application/x-www-form-urlencoded\`, at most 16 KiB and 20
 every route: malformed JSON is a 400 \`invalid_json\`, an oversized body a 413
 \`payload_too_large\`, an unsupported charset or Content-Encoding a 415 \`unsupported_media_type\`.
 Bodies of other types are ignored. The ingest routes read their body themselves (JSON only,
-gzip allowed, larger limits).
+brotli or gzip allowed, larger limits).
 
 **Query parameters** are checked one by one and a bad one is named in \`field\`; one given twice
 is a 400. The overview and events feed also refuse unknown parameters.
@@ -286,7 +286,7 @@ function schemas() {
       properties: {
         error: {
           type: 'string',
-          description: 'Stable machine-readable code: `invalid_request`, `invalid_json`, `invalid_gzip`, `invalid_body`, `invalid_envelope`, `invalid_findings`, `invalid_user_code`, `invalid_credentials`, `unauthorized`, `forbidden`, `csrf`, `not_found`, `last_owner`, `no_such_account`, `idempotency_conflict`, `payload_too_large`, `unsupported_media_type`, `rate_limited`, `unavailable`, `internal`.',
+          description: 'Stable machine-readable code: `invalid_request`, `invalid_json`, `invalid_brotli`, `invalid_gzip`, `invalid_body`, `invalid_envelope`, `invalid_findings`, `invalid_user_code`, `invalid_credentials`, `unauthorized`, `forbidden`, `csrf`, `not_found`, `last_owner`, `no_such_account`, `idempotency_conflict`, `payload_too_large`, `unsupported_media_type`, `rate_limited`, `unavailable`, `internal`.',
           examples: ['invalid_request'],
         },
         message: { type: 'string', description: 'For people; names the field at fault.' },
@@ -934,7 +934,7 @@ function paths() {
         operationId: 'ingestEvents',
         tags: ['ingest'],
         summary: 'Send decision events',
-        description: 'What the SDKs send: a telemetry envelope (`Envelope`, which a heartbeat of an idle instance also uses) or a bare array of events (`Event`), as JSON, gzip-compressed or not. The key authenticates before the body is read. The envelope and every event must name the key\'s own workspace, else nothing is stored (403). Each event is then checked on its own: valid ones are stored in one transaction, on disk before the 202 is sent; invalid ones are listed in `rejected` with their index and reasons. An envelope also updates the fleet record of its `instance_id`; a bare array names no instance and updates none. With an `Idempotency-Key`, a retry of the same body is answered with the first answer and stores nothing.',
+        description: 'What the SDKs send: a telemetry envelope (`Envelope`, which a heartbeat of an idle instance also uses) or a bare array of events (`Event`), as JSON, brotli- or gzip-compressed or not. The key authenticates before the body is read. The envelope and every event must name the key\'s own workspace, else nothing is stored (403). Each event is then checked on its own: valid ones are stored in one transaction, on disk before the 202 is sent; invalid ones are listed in `rejected` with their index and reasons. An envelope also updates the fleet record of its `instance_id`; a bare array names no instance and updates none. With an `Idempotency-Key`, a retry of the same body is answered with the first answer and stores nothing.',
         security: SECURITY.apiKey,
         parameters: [
           {
@@ -948,8 +948,8 @@ function paths() {
             name: 'Content-Encoding',
             in: 'header',
             required: false,
-            description: '`gzip` for a compressed body (inflated with a cap: 8 MiB by default); `identity` or absent for plain JSON. Anything else is a 415.',
-            schema: { enum: ['gzip', 'identity'] },
+            description: '`br` (brotli, what the Node SDK sends by default) or `gzip` for a compressed body (inflated with a cap: 8 MiB by default); `identity` or absent for plain JSON. Anything else is a 415.',
+            schema: { enum: ['br', 'gzip', 'identity'] },
           },
         ],
         requestBody: {
@@ -963,12 +963,12 @@ function paths() {
             headers: { 'Idempotent-Replayed': { description: '`true` when this is the stored answer of an earlier request with the same `Idempotency-Key` and body; nothing new was stored.', schema: { type: 'string', const: 'true' } } },
             content: json(ref('IngestResult')),
           },
-          '400': errorResponse('`invalid_json` (not JSON), `invalid_gzip` (Content-Encoding gzip but not gzip), `invalid_body` (neither an object nor an array), `invalid_envelope` (an envelope field is wrong: `message` and `field` name the first, `details` lists them as strings, at most 10), `invalid_request` (malformed `Idempotency-Key`).'),
+          '400': errorResponse('`invalid_json` (not JSON), `invalid_brotli` or `invalid_gzip` (the body is not what Content-Encoding says), `invalid_body` (neither an object nor an array), `invalid_envelope` (an envelope field is wrong: `message` and `field` name the first, `details` lists them as strings, at most 10), `invalid_request` (malformed `Idempotency-Key`).'),
           '401': unauthorized,
           '403': errorResponse(`\`forbidden\`: the caller is a session or an access token (events take an API key), or an API key without the \`events\` scope, or the envelope's or an event's \`workspace_id\` is not the key's workspace (nothing is stored); or ${BLOCKED_403} (the body is never scanned).`, { blocked: true }),
           '409': errorResponse('`idempotency_conflict`: this `Idempotency-Key` was used before with a different body.'),
           '413': errorResponse('`payload_too_large`: over the byte limit on the wire (4 MiB by default) or inflated (8 MiB), or more than 1,000 events. Sent with `Connection: close`.'),
-          '415': errorResponse('`unsupported_media_type`: Content-Type is not `application/json` (or `application/*+json`), or Content-Encoding is neither gzip nor identity (`field` names the header).'),
+          '415': errorResponse('`unsupported_media_type`: Content-Type is not `application/json` (or `application/*+json`), or Content-Encoding is none of br, gzip and identity (`field` names the header).'),
           '429': responseRef('TooManyRequests'),
           '503': {
             description: '`unavailable`: 64 batches are already in flight (the server is behind), or the writer thread stopped while the batch was being stored; either way nothing of it was acknowledged. Retry with the same `Idempotency-Key` after `Retry-After`.',
@@ -994,8 +994,8 @@ function paths() {
             name: 'Content-Encoding',
             in: 'header',
             required: false,
-            description: '`gzip` for a compressed body (inflated with a cap: 32 MiB by default); `identity` or absent for plain JSON. Anything else is a 415.',
-            schema: { enum: ['gzip', 'identity'] },
+            description: '`br` (brotli) or `gzip` for a compressed body (inflated with a cap: 32 MiB by default); `identity` or absent for plain JSON. Anything else is a 415.',
+            schema: { enum: ['br', 'gzip', 'identity'] },
           },
         ],
         requestBody: {
@@ -1005,12 +1005,12 @@ function paths() {
         },
         responses: {
           '201': { description: 'Stored.', content: json(ref('FindingsUploadResult')) },
-          '400': errorResponse('`invalid_json`, `invalid_gzip`, or `invalid_findings`: the body or a query parameter is invalid; `message` and `field` name the first problem, `details` lists up to 20 as `{ field, message }`.'),
+          '400': errorResponse('`invalid_json`, `invalid_brotli`, `invalid_gzip`, or `invalid_findings`: the body or a query parameter is invalid; `message` and `field` name the first problem, `details` lists up to 20 as `{ field, message }`.'),
           '401': unauthorized,
           '403': errorResponse(`\`forbidden\`: the caller is a dashboard session (uploads take an API key or access token), or an API key without the \`findings\` scope, or an access token whose account is no longer a member; or ${BLOCKED_403} (the body is never scanned).`, { blocked: true }),
           '413': errorResponse('`payload_too_large`: over the byte limit on the wire (8 MiB by default) or inflated (32 MiB). Sent with `Connection: close`.'),
           '503': { description: '`unavailable`: two uploads are already being processed (each may inflate to 32 MiB); retry after `Retry-After`.', headers: { 'Retry-After': headerRef('RetryAfter') }, content: json(ref('Error')) },
-          '415': errorResponse('`unsupported_media_type`: Content-Type is not `application/json` (or `application/*+json`), or Content-Encoding is neither gzip nor identity.'),
+          '415': errorResponse('`unsupported_media_type`: Content-Type is not `application/json` (or `application/*+json`), or Content-Encoding is none of br, gzip and identity.'),
           '429': responseRef('TooManyRequests'),
         },
       }),

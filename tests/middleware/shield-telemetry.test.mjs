@@ -1,12 +1,12 @@
 // shield() with telemetry on (the three SHIELD_* variables set, pointing at a local sink):
-// events reach the sink in gzip envelopes that validate against schema/, and the request path
+// events reach the sink in brotli envelopes that validate against schema/, and the request path
 // never waits: with the ingest endpoint hanging, every request still completes at once and
 // the queue stays bounded. This file sets process.env before its first shield() call (the
 // telemetry client is created once per process).
 
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { createServer } from 'node:http';
-import { gunzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import express from 'express';
@@ -29,7 +29,8 @@ const sink = createServer((req, res) => {
   req.on('end', () => {
     if (mode === 'hang') { hung.push(res); return; }
     const raw = Buffer.concat(chunks);
-    const body = req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw;
+    const encoding = req.headers['content-encoding'];
+    const body = encoding === 'br' ? brotliDecompressSync(raw) : encoding === 'gzip' ? gunzipSync(raw) : raw;
     envelopes.push({ headers: req.headers, envelope: JSON.parse(body.toString('utf8')) });
     res.statusCode = 202;
     res.end('{}');
@@ -65,7 +66,7 @@ describe('telemetry from shield()', () => {
     await waitFor(() => envelopes.reduce((n, e) => n + e.envelope.events.length, 0) >= 2, 5000);
     const { headers, envelope } = envelopes.find((e) => e.envelope.kind === 'events');
     expect(headers.authorization).toBe('Bearer sk_test_0123456789abcdef');
-    expect(headers['content-encoding']).toBe('gzip');
+    expect(headers['content-encoding']).toBe('br');
     expect(validateEnvelope(envelope), JSON.stringify(validateEnvelope.errors)).toBe(true);
     expect(envelope).toMatchObject({ app_id: 'demo-app', workspace_id: '3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f', sdk: '@shield/node' });
     const events = envelopes.flatMap((e) => e.envelope.events);

@@ -1,4 +1,4 @@
-// The telemetry client against real HTTP servers on 127.0.0.1: batching, gzip, headers,
+// The telemetry client against real HTTP servers on 127.0.0.1: batching, brotli and gzip, headers,
 // retries and backoff, drop-oldest while the control plane is unreachable, heartbeats, sampling,
 // timers that never keep a process alive, and local-only mode opening nothing.
 
@@ -75,7 +75,13 @@ async function startServer(respond = () => ({ status: 202 }), port = 0, serverOp
     req.on('data', (c) => chunks.push(c));
     req.on('end', async () => {
       const raw = Buffer.concat(chunks);
-      const text = req.headers['content-encoding'] === 'gzip' ? zlib.gunzipSync(raw).toString('utf8') : raw.toString('utf8');
+      const encoding = req.headers['content-encoding'];
+      let text;
+      try {
+        text = (encoding === 'br' ? zlib.brotliDecompressSync(raw) : encoding === 'gzip' ? zlib.gunzipSync(raw) : raw).toString('utf8');
+      } catch (err) {
+        text = `undecodable: ${err}`;
+      }
       let body;
       try {
         body = JSON.parse(text);
@@ -174,9 +180,10 @@ describe('batching', () => {
 });
 
 describe('request format', () => {
-  it('POSTs a gzip envelope valid against the schema, with the right headers and path', async () => {
+  it('POSTs a brotli envelope valid against the schema, with the right headers and path', async () => {
     const srv = await startServer();
     const c = client({ endpoint: `${srv.url}/ingest/base/`, appId: 'test-app' });
+    expect(c.stats().encoding).toBe('br');
     const events = [ev('g0'), ev('g1', 'allow'), ev('g2', 'deny', { ip: '203.0.113.9', action: 'sanitized' })];
     for (const e of events) c.enqueue(e);
     await c.flush();
@@ -184,9 +191,9 @@ describe('request format', () => {
     const r = srv.requests[0];
     expect(r.method).toBe('POST');
     expect(r.url).toBe('/ingest/base/v1/events');
-    expect(r.headers['content-encoding']).toBe('gzip');
-    expect(r.raw[0]).toBe(0x1f); // gzip magic
-    expect(r.raw[1]).toBe(0x8b);
+    expect(r.headers['content-encoding']).toBe('br');
+    expect(zlib.brotliDecompressSync(r.raw).toString('utf8')).toBe(r.text);
+    expect(r.raw.length).toBeLessThan(Buffer.byteLength(r.text));
     expect(r.headers['content-type']).toBe('application/json');
     expect(r.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(r.headers['user-agent']).toBe(`shield-node/${SDK_VERSION}`);
@@ -201,10 +208,27 @@ describe('request format', () => {
     expect(r.body.events).toEqual([events[0], events[2], events[1]]); // denies first
   });
 
-  it('sends plain JSON with gzip: false; joins endpoint paths with or without a trailing slash', async () => {
+  it("compression: 'gzip' (and the older gzip: true) sends gzip bodies", async () => {
+    const srv = await startServer();
+    for (const options of [{ compression: 'gzip' }, { gzip: true }]) {
+      const c = client({ endpoint: srv.url, ...options });
+      expect(c.stats().encoding).toBe('gzip');
+      c.enqueue(ev('z'));
+      await c.flush();
+      const r = srv.requests.at(-1);
+      expect(r.headers['content-encoding']).toBe('gzip');
+      expect(r.raw[0]).toBe(0x1f); // gzip magic
+      expect(r.raw[1]).toBe(0x8b);
+      expect(r.body.events).toEqual([ev('z')]);
+    }
+    expect(srv.requests.length).toBe(2);
+  });
+
+  it("sends plain JSON with compression: 'none' (and gzip: false); joins endpoint paths with or without a trailing slash", async () => {
     const srv = await startServer();
     for (const [suffix, path] of [['', '/v1/events'], ['/', '/v1/events'], ['/a//', '/a/v1/events'], ['/a/b', '/a/b/v1/events']]) {
-      const c = client({ endpoint: srv.url + suffix, gzip: false });
+      const c = client({ endpoint: srv.url + suffix, ...(suffix === '/' ? { gzip: false } : { compression: 'none' }) });
+      expect(c.stats().encoding).toBe('identity');
       c.enqueue(ev('p'));
       await c.flush();
       const r = srv.requests.at(-1);
@@ -222,7 +246,7 @@ describe('request format', () => {
       ['/a/%2F/', '/a/%2F/v1/events'], ['/a/./b/..//', '/a/v1/events'], ['/ /x/', '/%20/x/v1/events'],
     ];
     for (const [suffix, path] of cases) {
-      const c = client({ endpoint: srv.url + suffix, gzip: false });
+      const c = client({ endpoint: srv.url + suffix, compression: 'none' });
       c.enqueue(ev('p'));
       await c.flush();
       expect(srv.requests.at(-1).url, suffix).toBe(path);
@@ -234,7 +258,7 @@ describe('request format', () => {
     const srv = await startServer(undefined, 0, { maxHeaderSize: 1 << 20 });
     const run = '/'.repeat(300_000);
     for (const [suffix, path] of [[`${run}x`, `${run}x/v1/events`], [`/x${run}`, '/x/v1/events']]) {
-      const c = client({ endpoint: srv.url + suffix, gzip: false });
+      const c = client({ endpoint: srv.url + suffix, compression: 'none' });
       c.enqueue(ev('p'));
       await c.flush();
       expect(srv.requests.at(-1).url).toBe(path);
@@ -268,9 +292,68 @@ describe('request format', () => {
     expect(sent).toEqual(expected);
     expect(srv.requests[0].text).not.toContain('secret_body');
   });
+
+  it('ip_hash values are cached by value: 64 characters of any kind, and past the cache size, still exact', async () => {
+    const srv = await startServer();
+    const c = client({ endpoint: srv.url, batchSize: 1000, queueSize: 6000 });
+    const odd = ['"'.repeat(64), 'é'.repeat(64), `${'a'.repeat(62)}\\n`, '\ud800'.repeat(64), 'x'.repeat(63), 'x'.repeat(65)];
+    const events = [];
+    // 5,000 distinct hex hashes (more than the cache holds), each sent twice, and the odd ones
+    for (let i = 0; i < 5000; i++) events.push(ev(`h${i}`, i % 3 === 0 ? 'deny' : 'allow', { ip_hash: i.toString(16).padStart(64, '0') }));
+    for (let i = 0; i < 5000; i += 7) events.push(ev(`r${i}`, 'allow', { ip_hash: i.toString(16).padStart(64, '0') }));
+    odd.forEach((h, i) => events.push(ev(`o${i}`, 'deny', { ip_hash: h }), ev(`p${i}`, 'deny', { ip_hash: h })));
+    events.push(ev('n', 'deny', { ip_hash: 7 }));
+    for (const e of events) c.enqueue(e);
+    await c.flush();
+    const sent = srv.requests.flatMap((r) => r.body.events);
+    const expected = [...events.filter((e) => e.decision === 'deny'), ...events.filter((e) => e.decision !== 'deny')];
+    expect(sent).toEqual(expected.map((e) => JSON.parse(JSON.stringify(e))));
+  });
 });
 
 describe('retries', () => {
+  it('a 415 to brotli: the same batch again at once as gzip, under a new key and not as a retry; gzip from then on', async () => {
+    const srv = await startServer((r) => (r.headers['content-encoding'] === 'br' ? { status: 415, body: '{"error":"unsupported_media_type"}' } : { status: 202 }));
+    const c = client({ endpoint: srv.url, backoffBaseMs: 60_000, backoffCapMs: 60_000 }); // a retry would wait a minute
+    c.enqueue(ev('a'));
+    c.enqueue(ev('b', 'allow'));
+    await c.flush();
+    expect(srv.requests.map((r) => r.headers['content-encoding'])).toEqual(['br', 'gzip']);
+    expect(srv.requests[1].body.events).toEqual([ev('a'), ev('b', 'allow')]);
+    expect(srv.requests[1].headers['idempotency-key']).toMatch(UUID_RE);
+    expect(srv.requests[1].headers['idempotency-key']).not.toBe(srv.requests[0].headers['idempotency-key']);
+    expect(c.stats()).toMatchObject({ sent: 2, retries: 0, failedBatches: 0, encoding: 'gzip' });
+    c.enqueue(ev('c'));
+    await c.flush();
+    expect(srv.requests.map((r) => r.headers['content-encoding'])).toEqual(['br', 'gzip', 'gzip']);
+    expect(c.stats().sent).toBe(3);
+  });
+
+  it('a 415 to gzip is a refusal like any other 4xx: brotli falls back once, then the batch is refused', async () => {
+    const srv = await startServer(() => ({ status: 415, body: 'no such encoding' }));
+    for (const compression of ['br', 'gzip', 'none']) {
+      const errors = [];
+      const before = srv.requests.length;
+      const c = client({ endpoint: srv.url, compression, onError: (e) => errors.push(e) });
+      c.enqueue(ev('a'));
+      await c.flush();
+      const encodings = srv.requests.slice(before).map((r) => r.headers['content-encoding']);
+      expect(encodings).toEqual(compression === 'br' ? ['br', 'gzip'] : compression === 'gzip' ? ['gzip'] : [undefined]);
+      expect(errors.map((e) => [e.kind, e.status])).toEqual([['rejected', 415]]);
+      expect(c.stats()).toMatchObject({ sent: 0, retries: 0, failedBatches: 1 });
+    }
+  });
+
+  it('a heartbeat refused with 415 as brotli goes again as gzip', async () => {
+    const srv = await startServer((r) => ({ status: r.headers['content-encoding'] === 'br' ? 415 : 202 }));
+    const errors = [];
+    const c = client({ endpoint: srv.url, heartbeatMs: 100, onError: (e) => errors.push(e) });
+    await waitFor(() => srv.requests.length >= 3, 3000, 'a heartbeat as brotli, then two as gzip');
+    expect(srv.requests.slice(0, 3).map((r) => r.headers['content-encoding'])).toEqual(['br', 'gzip', 'gzip']);
+    expect(srv.requests[1].body).toMatchObject({ kind: 'heartbeat', events: [], instance_id: c.instanceId });
+    expect(errors).toEqual([]);
+  });
+
   it('retries 500s with the same Idempotency-Key and body; a new batch gets a new key', async () => {
     const srv = await startServer((_r, i) => ({ status: i < 2 ? 500 : 202 }));
     const c = client({ endpoint: srv.url, backoffBaseMs: 5, backoffCapMs: 20 });
@@ -653,6 +736,10 @@ describe('configuration', () => {
       [{ sampleAllow: 1.5 }, /sampleAllow/],
       [{ flushIntervalMs: 2 ** 31 }, /flushIntervalMs/],
       [{ maxRetries: -1 }, /maxRetries/],
+      [{ compression: 'zstd' }, /compression must be 'br', 'gzip' or 'none'/],
+      [{ compression: true }, /compression must be/],
+      [{ compression: 'gzip', gzip: true }, /compression and gzip both given/],
+      [{ gzip: 'yes' }, /gzip must be true or false/],
     ];
     for (const [over, message] of cases) {
       expect(() => new TelemetryClient({ ...base, ...over })).toThrow(TypeError);

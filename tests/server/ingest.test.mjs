@@ -1,7 +1,7 @@
 // POST /v1/events over real HTTP into a real sqlite file: what is stored, and each way a
 // request can be wrong, with its status and the field its message names.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { randomUUID } from 'node:crypto';
 import { startControlPlane, makeEvent, makeEnvelope, postEvents, Client } from './support.mjs';
 
@@ -32,11 +32,19 @@ describe('POST /v1/events: accepted batches', () => {
     expect(me.lastEventAt).toBeGreaterThan(0);
   });
 
-  it('accepts a bare array and a gzip body', async () => {
+  it('accepts a bare array, a gzip body and a brotli body', async () => {
     const before = await cp.store.countEvents(ws);
     expect((await postEvents(cp.url, key, [makeEvent(ws)])).json).toEqual({ accepted: 1, rejected: [] });
     expect((await postEvents(cp.url, key, makeEnvelope(ws, [makeEvent(ws), makeEvent(ws)]), { gzip: true })).json).toEqual({ accepted: 2, rejected: [] });
-    expect(await cp.store.countEvents(ws)).toBe(before + 3);
+    const route = `/brotli-${randomUUID()}`;
+    const matched = "é ' OR 1=1-- 😀";
+    const viaBrotli = [makeEvent(ws, { route, matched }), makeEvent(ws, { route, matched }), makeEvent(ws)];
+    expect((await postEvents(cp.url, key, makeEnvelope(ws, viaBrotli), { brotli: true })).json).toEqual({ accepted: 3, rejected: [] });
+    expect(await cp.store.countEvents(ws)).toBe(before + 6);
+    const c = new Client(cp.url);
+    await c.signIn(cp.bootstrap.owner.email, cp.bootstrap.owner.password);
+    const feed = await c.request('GET', `/v1/workspaces/${ws}/events?route=${encodeURIComponent(route)}`);
+    expect(feed.json.events.map((e) => e.matched)).toEqual([matched, matched]);
   });
 
   it('a heartbeat stores no event but keeps the instance in the fleet', async () => {
@@ -142,6 +150,9 @@ describe('POST /v1/events: malformed requests', () => {
     ['JSON null', () => ({ body: 'null' }), 400, 'invalid_body', 'body'],
     ['bad gzip', () => ({ bytes: Buffer.from('not gzip at all'), encoding: 'gzip' }), 400, 'invalid_gzip', 'body'],
     ['truncated gzip', () => ({ bytes: gzipSync(Buffer.from(good())).subarray(0, 20), encoding: 'gzip' }), 400, 'invalid_gzip', 'body'],
+    ['bad brotli', () => ({ bytes: Buffer.from('not brotli at all'), encoding: 'br' }), 400, 'invalid_brotli', 'body'],
+    ['truncated brotli', () => ({ bytes: brotliCompressSync(Buffer.from(good())).subarray(0, 20), encoding: 'br' }), 400, 'invalid_brotli', 'body'],
+    ['gzip bytes labelled br', () => ({ bytes: gzipSync(Buffer.from(good())), encoding: 'br' }), 400, 'invalid_brotli', 'body'],
     ['envelope without sdk', () => ({ body: JSON.stringify({ ...makeEnvelope(ws, [makeEvent(ws)]), sdk: undefined }) }), 400, 'invalid_envelope', 'sdk'],
     ['envelope kind wrong', () => ({ body: env({ kind: 'batch' }) }), 400, 'invalid_envelope', 'kind'],
     ['envelope dropped negative', () => ({ body: env({ dropped: -1 }) }), 400, 'invalid_envelope', 'dropped'],
@@ -156,6 +167,7 @@ describe('POST /v1/events: malformed requests', () => {
     ['1,001 events', () => ({ body: JSON.stringify(Array.from({ length: 1001 }, () => makeEvent(ws))) }), 413, 'payload_too_large', 'body'],
     ['body over the byte cap', () => ({ body: `[${' '.repeat(4 * 1024 * 1024)}]` }), 413, 'payload_too_large', 'body'],
     ['gzip bomb', () => ({ bytes: gzipSync(Buffer.alloc(9 * 1024 * 1024, 32)), encoding: 'gzip' }), 413, 'payload_too_large', 'body'],
+    ['brotli bomb', () => ({ bytes: brotliCompressSync(Buffer.alloc(9 * 1024 * 1024, 32)), encoding: 'br' }), 413, 'payload_too_large', 'body'],
     ['bad idempotency key', () => ({ body: good(), headers: { 'idempotency-key': 'a b' } }), 400, 'invalid_request', 'Idempotency-Key'],
   ];
 

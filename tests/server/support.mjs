@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID, randomBytes } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { startServer } from '@shield/control-plane';
 
 /** A fresh data directory under the system temp dir. */
@@ -117,12 +117,13 @@ export function makeEnvelope(workspaceId, events, over = {}) {
   };
 }
 
-/** POST /v1/events with a key; `gzip` compresses. */
-export async function postEvents(base, key, body, { gzip = false, headers = {} } = {}) {
+/** POST /v1/events with a key; `gzip` or `brotli` compresses. */
+export async function postEvents(base, key, body, { gzip = false, brotli = false, headers = {} } = {}) {
   const raw = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
   const h = { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers };
   if (gzip) h['content-encoding'] = 'gzip';
-  const res = await fetch(`${base}/v1/events`, { method: 'POST', headers: h, body: gzip ? gzipSync(raw) : raw });
+  if (brotli) h['content-encoding'] = 'br';
+  const res = await fetch(`${base}/v1/events`, { method: 'POST', headers: h, body: gzip ? gzipSync(raw) : brotli ? brotliCompressSync(raw) : raw });
   const text = await res.text();
   let json;
   try { json = JSON.parse(text); } catch { json = undefined; }

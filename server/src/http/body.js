@@ -1,7 +1,7 @@
-// Reads a request body for the ingest routes: raw bytes with a hard cap, gzip inflated with
-// a cap of its own (a small bomb cannot expand past it), then JSON. Each refusal names what
+// Reads a request body for the ingest routes: raw bytes with a hard cap, brotli or gzip inflated
+// with a cap of its own (a small bomb cannot expand past it), then JSON. Each refusal names what
 // was wrong, with the status the client should act on.
-import { gunzip } from 'node:zlib';
+import { brotliDecompress, gunzip } from 'node:zlib';
 import { ApiError } from '../errors.js';
 
 /**
@@ -15,8 +15,8 @@ export async function readBody(req, limits) {
     throw new ApiError(415, 'unsupported_media_type', `Content-Type must be application/json (got ${type === '' ? 'none' : JSON.stringify(type.slice(0, 100))})`, { field: 'Content-Type' });
   }
   const encoding = String(req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
-  if (encoding !== 'identity' && encoding !== 'gzip') {
-    throw new ApiError(415, 'unsupported_media_type', `Content-Encoding must be gzip or identity (got ${JSON.stringify(encoding.slice(0, 100))})`, { field: 'Content-Encoding' });
+  if (encoding !== 'identity' && encoding !== 'gzip' && encoding !== 'br') {
+    throw new ApiError(415, 'unsupported_media_type', `Content-Encoding must be br, gzip or identity (got ${JSON.stringify(encoding.slice(0, 100))})`, { field: 'Content-Encoding' });
   }
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limits.maxBytes) {
@@ -38,12 +38,14 @@ export async function readBody(req, limits) {
     req.on('end', () => (over ? reject(tooLarge(`body exceeds the limit of ${limits.maxBytes} bytes`)) : resolve(Buffer.concat(chunks, size))));
     req.on('error', reject);
   });
-  if (encoding !== 'gzip') return raw;
+  if (encoding === 'identity') return raw;
+  const inflate = encoding === 'br' ? brotliDecompress : gunzip;
+  const name = encoding === 'br' ? 'brotli' : 'gzip';
   return new Promise((resolve, reject) => {
-    gunzip(raw, { maxOutputLength: limits.maxInflated }, (err, out) => {
+    inflate(raw, { maxOutputLength: limits.maxInflated }, (err, out) => {
       if (err === null) resolve(out);
       else if (err.code === 'ERR_BUFFER_TOO_LARGE') reject(tooLarge(`inflated body exceeds the limit of ${limits.maxInflated} bytes`));
-      else reject(new ApiError(400, 'invalid_gzip', `body is not valid gzip: ${err.message}`, { field: 'body' }));
+      else reject(new ApiError(400, `invalid_${name}`, `body is not valid ${name}: ${err.message}`, { field: 'body' }));
     });
   });
 }
