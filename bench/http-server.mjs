@@ -3,7 +3,9 @@
 // Listens on 127.0.0.1 (a free port) and talks to the parent over IPC: it sends
 // { port } when ready, answers { cpu: true } with its process.cpuUsage() (microseconds) and
 // { flush: true } by flushing telemetry. Subjects: see SUBJECTS below (@aikidosec/firewall runs
-// from bench/http-server-aikido.cjs).
+// from bench/http-server-aikido.cjs). `telemetry-pair` is two apps in this one process, on two
+// ports: shield() with telemetry on (`port`) and shield({ telemetry: false }) (`port2`), so that
+// the telemetry comparison is not blurred by two processes' different heaps and JIT states.
 
 import { createRequire } from 'node:module';
 
@@ -63,14 +65,22 @@ const SUBJECTS = {
   helmet: async (app) => { const { default: helmet } = await import('helmet'); app.use(helmet()); app.use(express.json()); app.use(express.urlencoded({ extended: false })); },
 };
 
-if (!(subject in SUBJECTS)) {
-  console.error(`unknown subject ${subject}; one of ${Object.keys(SUBJECTS).join(', ')}`);
+const listen = (app) => new Promise((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s.address().port)); });
+if (subject === 'telemetry-pair') {
+  const on = express();
+  await SUBJECTS['shield-telemetry'](on);
+  const off = express();
+  await SUBJECTS.shield(off);
+  const port = await listen(routes(on));
+  process.send({ port, port2: await listen(routes(off)) });
+} else if (subject in SUBJECTS) {
+  const app = express();
+  await SUBJECTS[subject](app);
+  process.send({ port: await listen(routes(app)) });
+} else {
+  console.error(`unknown subject ${subject}; one of ${Object.keys(SUBJECTS).join(', ')}, telemetry-pair`);
   process.exit(2);
 }
-const app = express();
-await SUBJECTS[subject](app);
-routes(app);
-const server = app.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
 process.on('message', async (m) => {
   if (m.cpu) {
     const u = process.cpuUsage();

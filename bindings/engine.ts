@@ -5,6 +5,7 @@ import { WASM_BASE64 } from './gen/wasm-bytes.js';
 import { urlFinding, internalTargetRule, type UrlTargetRules } from './ssrf-scan.js';
 import { keyCheck, jsonFindings, type KeyCheck } from './object-keys.js';
 import { parseRuleBlob, type RuleInfo } from './rule-blob.js';
+import { detach } from './text.js';
 
 export interface Finding {
   /** Attack class: xss, sql, path, ... (the second part of the rule id). */
@@ -118,7 +119,7 @@ function firstCodePoints(s: string, n: number): string {
     const c = s.charCodeAt(end);
     end += c >= 0xd800 && c < 0xdc00 && end + 1 < s.length && (s.charCodeAt(end + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
   }
-  return s.slice(0, end);
+  return detach(s.slice(0, end));
 }
 
 export class Engine {

@@ -3,6 +3,7 @@
 // (object.ts) and by scan, which judges strings that are JSON this way (engine.ts).
 
 import type { Engine, Finding } from './engine.js';
+import { detach } from './text.js';
 
 // ------------------------------------------------------------------ key rules
 
@@ -114,7 +115,7 @@ function collectKeyHits(kc: KeyCheck, key: string, seen: number, out: Finding[],
     }
     if (i > from) {
       const bits = segmentBits(kc, key.slice(from, i));
-      if (bits !== 0) report(bits, key.slice(from, i), from, i);
+      if (bits !== 0) report(bits, detach(key.slice(from, i)), from, i);
     }
     from = i + 1;
   }

@@ -23,6 +23,7 @@
 import {
   PROMPT_SIGNATURES, type PatternStep, type PromptSignal, type PromptSignature, type PromptTier,
 } from './prompt-signatures.js';
+import { detach } from './text.js';
 
 /** One matched signature: its id and tier, and at most 80 code points of the input it matched. */
 export interface PromptInjectionMatch {
@@ -860,13 +861,13 @@ const SEQ_SIG_TOTAL = new Set(C.seqSig).size;
 
 /** At most 80 code points of text[s, e), cut at a code-point boundary. */
 function clip(text: string, s: number, e: number): string {
-  if (e - s <= 80) return text.slice(s, e);
+  if (e - s <= 80) return detach(text.slice(s, e));
   let i = s;
   for (let n = 0; n < 80 && i < e; n++) {
     const c = text.charCodeAt(i);
     i += c >= 0xd800 && c <= 0xdbff && i + 1 < e && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
   }
-  return text.slice(s, i);
+  return detach(text.slice(s, i));
 }
 
 /** The ASCII word around a zero-width character at `at` (invisible characters included), 80 code units at most. */

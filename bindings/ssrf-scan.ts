@@ -15,6 +15,7 @@
 
 import type { Finding } from './engine.js';
 import { validateUrl, defaultUrlVerdict } from './ssrf.js';
+import { detach } from './text.js';
 
 /** The rules this module judges, from the rule blob (kinds `url-internal` and `url-smuggling`). */
 export interface UrlTargetRules {
@@ -359,5 +360,5 @@ function finding(vector: string, rule: string, text: string, s: number, e: numbe
     const c = text.charCodeAt(end);
     end += c >= 0xd800 && c < 0xdc00 && end + 1 < e && (text.charCodeAt(end + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
   }
-  return { vector, rule, matched: text.slice(s, end), start: s, end: e };
+  return { vector, rule, matched: detach(text.slice(s, end)), start: s, end: e };
 }

@@ -2,6 +2,8 @@
 // once the handler ran), else the request path with id- and token-like segments replaced by
 // `:param`, so events group by endpoint and never carry ids, tokens or a query string.
 
+import { detach } from '../bindings/text.js';
+
 const MAX_ROUTE = 512;
 
 /** Whether a path segment looks like an id or a token rather than a fixed name. */
@@ -51,7 +53,8 @@ export function normalizeRoute(path: string): string {
   const segs = p.split('/');
   for (let i = 1; i < segs.length; i++) if (idLike(segs[i]!)) segs[i] = ':param';
   const out = segs.join('/');
-  return out.length > MAX_ROUTE ? out.slice(0, MAX_ROUTE) : out;
+  // a copy, not a slice: an event waiting in the telemetry queue would keep the whole path alive
+  return out.length > MAX_ROUTE ? detach(out.slice(0, MAX_ROUTE)) : out;
 }
 
 /** The route template of a matched Express route (`baseUrl` + `route.path`), or null. */
@@ -62,5 +65,5 @@ export function routeTemplate(baseUrl: unknown, routePath: unknown): string | nu
   const t = base + routePath;
   if (t.length === 0) return '/';
   const out = t.charCodeAt(0) === 47 ? t : `/${t}`;
-  return out.length > MAX_ROUTE ? out.slice(0, MAX_ROUTE) : out;
+  return out.length > MAX_ROUTE ? detach(out.slice(0, MAX_ROUTE)) : out;
 }
