@@ -1,7 +1,7 @@
 // `npm run bench:http`: shield() against bare Express and the libraries apps use today, in one
 // run, over real HTTP on 127.0.0.1.
 //
-//   node bench/http.mjs [--rounds R] [--duration S] [--rate N] [--warmup S] [--telemetry-requests N] [--connections C] [--subjects a,b] [--out FILE]
+//   node bench/http.mjs [--rounds R] [--duration S] [--rate N] [--warmup S] [--telemetry-requests N] [--telemetry-rate N] [--telemetry-rounds R] [--connections C] [--subjects a,b] [--no-telemetry] [--out FILE]
 //
 // Each subject is its own server process (bench/http-server.mjs) so process.cpuUsage() there
 // counts only that server's work; autocannon drives it from this process. Per subject and
@@ -15,7 +15,8 @@
 // CPU microseconds per request (and what it adds to bare Express's). Scenarios: a GET with a
 // query, a 1 KB JSON POST, and the same POST carrying an attack. Telemetry: shield() with the
 // three SHIELD_* variables set, sending to a local sink process, against shield() without, over
-// --telemetry-requests GETs each (default 100,000) in --telemetry-rounds alternating rounds
+// --telemetry-requests GETs each (default 100,000), paced at --telemetry-rate req/s (default 3000;
+// 0: full load), in --telemetry-rounds alternating rounds
 // (default 10), flush included. The two apps run in one server process, on two ports
 // (`telemetry-pair` in http-server.mjs): two processes differ by more than the 2 us sought (their
 // per-round differences spread from -11 to +54 us on 2026-11-29). Nothing is asserted; targets
@@ -176,8 +177,8 @@ const onRounds = [];
 for (let round = 0; round < TELEMETRY_ROUNDS; round++) {
   // the two take turns going first
   for (const which of round % 2 === 0 ? ['off', 'on'] : ['on', 'off']) {
-    if (which === 'off') offRounds.push(await timed(offSrv, SCENARIOS[0], { amount: per, overallRate: TELEMETRY_RATE }));
-    else onRounds.push(await timed(onSrv, SCENARIOS[0], { amount: per, overallRate: TELEMETRY_RATE }));
+    if (which === 'off') offRounds.push(await timed(offSrv, SCENARIOS[0], (TELEMETRY_RATE > 0 ? { amount: per, overallRate: TELEMETRY_RATE } : { amount: per })));
+    else onRounds.push(await timed(onSrv, SCENARIOS[0], (TELEMETRY_RATE > 0 ? { amount: per, overallRate: TELEMETRY_RATE } : { amount: per })));
   }
 }
 const sumCpu = (rs) => rs.reduce((n, r) => n + r.cpuUsPerReq * r.total, 0) / rs.reduce((n, r) => n + r.total, 0);
