@@ -9,7 +9,15 @@
 export function detach(s: string): string {
   const n = s.length;
   if (n === 0) return '';
-  const units = new Array<number>(n);
-  for (let i = 0; i < n; i++) units[i] = s.charCodeAt(i);
-  return String.fromCharCode.apply(null, units);
+  // in pieces: fromCharCode.apply takes its units as arguments, and engines cap their number
+  let out = '';
+  for (let from = 0; from < n; from += CHUNK) {
+    const to = Math.min(n, from + CHUNK);
+    const units = new Array<number>(to - from);
+    for (let i = from; i < to; i++) units[i - from] = s.charCodeAt(i);
+    out += String.fromCharCode.apply(null, units);
+  }
+  return out;
 }
+
+const CHUNK = 4096;

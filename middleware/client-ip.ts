@@ -4,6 +4,7 @@
 // of proxy addresses and CIDR blocks), else never: the socket's peer address.
 
 import { BlockList, isIP } from 'node:net';
+import { detach } from '../bindings/text.js';
 
 /** A hop count (how many proxies in front of the app), or the addresses and CIDR blocks of trusted proxies. */
 export type TrustProxy = number | readonly string[];
@@ -58,7 +59,8 @@ export function compileTrustProxy(option: TrustProxy): ClientIpResolver {
       const list = forwardedList(xff, hops);
       const pick = list.length === 0 ? peerIp : list[Math.min(hops, list.length) - 1]!;
       const ip = normalizeIp(pick);
-      return isIP(ip) === 0 ? peerIp : ip;
+      // a copy: a slice would keep the whole X-Forwarded-For header alive wherever the address is kept
+      return isIP(ip) === 0 ? peerIp : list.length === 0 ? ip : detach(ip);
     };
   }
   if (!Array.isArray(option)) throw new TypeError('shield: option "trustProxy" must be a hop count or a list of addresses and CIDR blocks');
@@ -93,7 +95,7 @@ export function compileTrustProxy(option: TrustProxy): ClientIpResolver {
     for (const entry of forwardedList(xff, 32)) {
       const next = normalizeIp(entry);
       if (isIP(next) === 0) return ip; // a malformed entry: stop at the last address we could read
-      ip = next;
+      ip = detach(next); // a copy, not a slice of the header
       if (!isTrusted(ip)) return ip;
     }
     return ip;

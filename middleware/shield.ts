@@ -17,6 +17,7 @@ import { queryFromUrl } from './express-proto.js';
 import { createIpHasher, ipHashKey } from './ip-hash.js';
 import { applyEdits, type Edit } from './rewrite.js';
 import { normalizeRoute, routeTemplate } from './route.js';
+import { detach } from '../bindings/text.js';
 import { securityHeaderSetter, type SecurityHeadersOptions } from './security-headers.js';
 import { LOCAL_WORKSPACE_ID, SDK_NAME, SDK_VERSION, isoTimestamp, type Action, type DecisionEvent } from './event.js';
 import { telemetryFromEnv, type TelemetryClient, type TelemetryOptions } from './telemetry.js';
@@ -291,7 +292,9 @@ export function shield(options: ShieldOptions = {}): (req: Req, res: Res, next: 
   const clientIp = (req: Req): string => {
     // Express's own setting wins when the app set one (req.ip then follows it)
     const appTrust = req.app?.get('trust proxy');
-    if (appTrust !== undefined && appTrust !== false && typeof req.ip === 'string') return normalizeIp(req.ip);
+    // a copy: Express's req.ip can be a slice of the X-Forwarded-For header, which the event and
+    // the ip_hash cache would otherwise keep alive
+    if (appTrust !== undefined && appTrust !== false && typeof req.ip === 'string') return detach(normalizeIp(req.ip));
     const peer = req.socket.remoteAddress ?? '';
     return trust === null ? normalizeIp(peer) : trust(peer, req.headers['x-forwarded-for']);
   };
