@@ -104,7 +104,8 @@ function collectKeyHits(kc: KeyCheck, key: string, seen: number, out: Finding[],
     }
   };
   const whole = segmentBits(kc, key);
-  if (whole !== 0) report(whole, key, 0, key.length);
+  // a copy: inside JSON text the key is cut from the scanned value
+  if (whole !== 0) report(whole, detach(key), 0, key.length);
   let from = -1; // -1 until a delimiter is seen: without one the key is a single segment
   for (let i = 0; i <= key.length; i++) {
     const c = i < key.length ? key.charCodeAt(i) : 0x2e;

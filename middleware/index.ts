@@ -15,6 +15,6 @@ export type { CsrfOptions, CsrfCookieOptions, CsrfRejectReason } from './csrf.js
 export { errorHandler, scrubText, REDACTED } from './error-handler.js';
 export type { ErrorHandlerOptions } from './error-handler.js';
 export { TelemetryClient, TelemetryError, telemetryFromEnv, validateEndpoint } from './telemetry.js';
-export type { TelemetryOptions, TelemetryStats } from './telemetry.js';
+export type { TelemetryOptions, TelemetryStats, TelemetryCompression } from './telemetry.js';
 export type { TrustProxy } from './client-ip.js';
 export type { ExcludeOptions } from './exclude.js';

@@ -120,7 +120,7 @@ function checkCompression(compression: unknown, gzip: unknown): TelemetryCompres
   }
   if (compression === undefined) return gzip === undefined ? 'br' : gzip ? 'gzip' : 'none';
   if (!COMPRESSIONS.includes(compression as TelemetryCompression)) {
-    throw new TypeError(`telemetry option compression must be 'br', 'gzip' or 'none'; got ${JSON.stringify(compression) ?? String(compression)}`);
+    throw new TypeError(`telemetry option compression must be 'br', 'gzip' or 'none'; got ${typeof compression === 'string' ? JSON.stringify(compression) : typeof compression}`);
   }
   if (gzip !== undefined) {
     throw new TypeError('telemetry options compression and gzip both given: give compression only (gzip is its older spelling)');
@@ -197,7 +197,8 @@ interface Waiter {
 // and other printable ASCII (nearly every matched text and timestamp) is checked by one regular
 // expression and written byte for byte. It also sends exactly the schema's fields: any other
 // property an event object carries stays in the process. The bytes parse to the same value as
-// JSON.stringify of those fields would.
+// JSON.stringify of those fields would, except that a field JSON.stringify would leave out
+// (undefined, a function, a symbol) or refuse (a BigInt, a cycle) is written as null (jsonOf).
 const SPECIAL_RE = /[^\x20\x21\x23-\x5b\x5d-\x7e]/; // anything but printable ASCII other than " and \
 const CACHE_LIMIT = 1024;
 const HASH_CACHE_LIMIT = 4096;
@@ -222,6 +223,19 @@ const K_ACTION = keyBytes('action');
 const K_IP = keyBytes('ip');
 const EMPTY_MATCHED = Buffer.from(',"matched":""', 'latin1');
 
+/**
+ * The JSON of any value: JSON.stringify's, except that what it cannot write (undefined, a
+ * function, a symbol: it returns undefined) or refuses (a BigInt, a cycle: it throws) is null.
+ * A malformed field then gets that one event refused by the schema, not its whole batch dropped.
+ */
+function jsonOf(v: unknown): string {
+  try {
+    return JSON.stringify(v) ?? 'null';
+  } catch {
+    return 'null';
+  }
+}
+
 /** A field's cached `,"key":<JSON value>` bytes, by value (strings only; cleared when full). */
 class FieldCache {
   private readonly map = new Map<string, Buffer>();
@@ -245,8 +259,10 @@ class FieldCache {
   }
   private bytes(v: unknown): Buffer {
     // not a string: a bug upstream; let the schema refuse it, but keep the JSON valid
-    const json = JSON.stringify(v) ?? 'null';
-    const b = Buffer.allocUnsafe(this.key.length + Buffer.byteLength(json, 'utf8'));
+    const json = jsonOf(v);
+    // allocUnsafeSlow: its own memory. allocUnsafe would cut small buffers from Node's shared 8 KB
+    // pool, and a cached entry would keep its whole 8 KB block alive.
+    const b = Buffer.allocUnsafeSlow(this.key.length + Buffer.byteLength(json, 'utf8'));
     this.key.copy(b, 0);
     b.write(json, this.key.length, 'utf8');
     return b;
@@ -291,20 +307,25 @@ class EventEncoder {
       buf[this.o++] = 0x22;
       return;
     }
-    const json = JSON.stringify(v) ?? 'null';
-    this.room(json.length * 3);
+    const json = jsonOf(v);
+    this.room(Buffer.byteLength(json, 'utf8'));
     this.o += this.buf.write(json, this.o, 'utf8');
   }
 
   private event(e: DecisionEvent): void {
     const k = this.prefixKey;
     if (e.workspace_id !== k[0] || e.app_id !== k[1] || e.sdk !== k[2] || e.sdk_version !== k[3]) {
-      const json = (v: unknown): string => JSON.stringify(v) ?? 'null';
+      const id = e.workspace_id;
+      const app = e.app_id;
+      const sdk = e.sdk;
+      const version = e.sdk_version;
       this.prefix = Buffer.from(
-        `{"workspace_id":${json(e.workspace_id)},"app_id":${json(e.app_id)},"sdk":${json(e.sdk)},"sdk_version":${json(e.sdk_version)}`,
+        `{"workspace_id":${jsonOf(id)},"app_id":${jsonOf(app)},"sdk":${jsonOf(sdk)},"sdk_version":${jsonOf(version)}`,
         'utf8',
       );
-      this.prefixKey = [e.workspace_id, e.app_id, e.sdk, e.sdk_version];
+      // kept only for strings: an object compared by identity could change under the cache
+      const strings = typeof id === 'string' && typeof app === 'string' && typeof sdk === 'string' && typeof version === 'string';
+      this.prefixKey = strings ? [id, app, sdk, version] : [NO_PREFIX];
     }
     this.put(this.prefix);
     this.put(this.decision.get(e.decision));
@@ -350,6 +371,7 @@ class EventEncoder {
 export type TelemetryCompression = 'br' | 'gzip' | 'none';
 
 const BROTLI_QUALITY = 1;
+const BROTLI_WINDOW_BITS = 20;
 
 /**
  * Compression on the libuv pool, one body at a time (the send loop never overlaps two).
@@ -385,6 +407,9 @@ class Compressor {
       const params = {
         [zlibConstants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
         [zlibConstants.BROTLI_PARAM_SIZE_HINT]: input.length,
+        // a 1 MiB window (the default is 4): the control plane's decoder holds one per body it
+        // inflates; a batch of 1,000 events compresses as well (28 bytes per event either way)
+        [zlibConstants.BROTLI_PARAM_LGWIN]: BROTLI_WINDOW_BITS,
       };
       brotliCompress(input, { params }, (err, out) => {
         if (err !== null) return fail(err);
@@ -764,35 +789,42 @@ export class TelemetryClient {
     return true;
   }
 
+  private encodeFailed(batch: DecisionEvent[], err: unknown): void {
+    if (this.dead) return; // close() gave up on this batch and has reported it
+    this.failedBatches++;
+    this.report(new TelemetryError('encode', `a batch of ${batch.length} event(s) could not be encoded: ${(err as Error)?.message}`, undefined, err));
+  }
+
   private async sendEvents(batch: DecisionEvent[]): Promise<void> {
-    let json: Buffer;
+    let json: Buffer | undefined;
     let body: Buffer;
     let encoding = this.encoding;
     try {
       json = this.encoder.envelope(this.envelope('events', batch));
       body = await this.compress(json, encoding);
     } catch (err) {
-      this.failedBatches++;
-      this.report(new TelemetryError('encode', `a batch of ${batch.length} event(s) could not be encoded: ${(err as Error)?.message}`, undefined, err));
+      this.encodeFailed(batch, err);
       return;
     }
-    // One key per batch, the same on each retry, so the control plane can drop duplicates.
-    let idempotencyKey = randomUUID();
+    if (encoding !== 'br') json = undefined; // kept only for a fallback to gzip
+    // One key per batch, the same on each retry, so the control plane can drop duplicates. The
+    // same after a fallback to gzip too: an earlier attempt whose answer was lost may have been
+    // stored, and the control plane compares the inflated bytes, which are the same.
+    const idempotencyKey = randomUUID();
     for (let attempt = 0; ; attempt++) {
       const r = await this.post(body, encoding, idempotencyKey);
       if (this.dead) return;
-      if (this.brotliRefused(r, encoding)) {
-        // Sent again at once as gzip, not counted as a retry; a 415 stored nothing, so a new key.
+      if (json !== undefined && this.brotliRefused(r, encoding)) {
+        // Sent again at once as gzip, not counted as a retry.
         encoding = 'gzip';
         try {
           body = await this.compress(json, encoding);
         } catch (err) {
-          this.failedBatches++;
-          this.report(new TelemetryError('encode', `a batch of ${batch.length} event(s) could not be encoded: ${(err as Error)?.message}`, undefined, err));
+          this.encodeFailed(batch, err);
           return;
         }
+        json = undefined;
         if (this.dead) return;
-        idempotencyKey = randomUUID();
         attempt--;
         continue;
       }
@@ -834,13 +866,15 @@ export class TelemetryClient {
       const json = this.encoder.envelope(this.envelope('heartbeat', []));
       let encoding = this.encoding;
       // Not retried: the next one follows heartbeatMs later. Only a 415 to brotli sends it again, as gzip.
-      r = await this.post(await this.compress(json, encoding), encoding, randomUUID());
+      const key = randomUUID();
+      r = await this.post(await this.compress(json, encoding), encoding, key);
       if (this.dead) return;
       if (this.brotliRefused(r, encoding)) {
         encoding = 'gzip';
-        r = await this.post(await this.compress(json, encoding), encoding, randomUUID());
+        r = await this.post(await this.compress(json, encoding), encoding, key);
       }
     } catch (err) {
+      if (this.dead) return; // closed meanwhile: nothing to report
       this.report(new TelemetryError('encode', `heartbeat could not be encoded: ${(err as Error)?.message}`, undefined, err));
       return;
     }

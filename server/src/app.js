@@ -11,7 +11,7 @@ import { readRoutes } from './routes/read.js';
 import { homePage } from './http/pages.js';
 import { openApiDocument } from './openapi.js';
 
-// Their bodies are read raw by the routes themselves (gzip, size caps) and never scanned.
+// Their bodies are read raw by the routes themselves (brotli or gzip, size caps) and never scanned.
 const RAW_BODY_PATHS = new Set(['/v1/events', '/v1/findings']);
 // The CLI's half of the device login sends no cookies, so there is nothing to forge.
 const CSRF_EXEMPT_PATHS = new Set(['/v1/auth/device', '/v1/auth/token']);

@@ -1,7 +1,7 @@
 // POST /v1/events over real HTTP into a real sqlite file: what is stored, and each way a
 // request can be wrong, with its status and the field its message names.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, gzipSync, constants as zlibConstants } from 'node:zlib';
 import { randomUUID } from 'node:crypto';
 import { startControlPlane, makeEvent, makeEnvelope, postEvents, Client } from './support.mjs';
 
@@ -168,6 +168,8 @@ describe('POST /v1/events: malformed requests', () => {
     ['body over the byte cap', () => ({ body: `[${' '.repeat(4 * 1024 * 1024)}]` }), 413, 'payload_too_large', 'body'],
     ['gzip bomb', () => ({ bytes: gzipSync(Buffer.alloc(9 * 1024 * 1024, 32)), encoding: 'gzip' }), 413, 'payload_too_large', 'body'],
     ['brotli bomb', () => ({ bytes: brotliCompressSync(Buffer.alloc(9 * 1024 * 1024, 32)), encoding: 'br' }), 413, 'payload_too_large', 'body'],
+    ['brotli with a 16 MiB window', () => ({ bytes: brotliCompressSync(Buffer.from(good()), { params: { [zlibConstants.BROTLI_PARAM_LGWIN]: 24 } }), encoding: 'br' }), 400, 'invalid_brotli', 'body'],
+    ['brotli with a large window', () => ({ bytes: brotliCompressSync(Buffer.from(good()), { params: { [zlibConstants.BROTLI_PARAM_LARGE_WINDOW]: 1, [zlibConstants.BROTLI_PARAM_LGWIN]: 26 } }), encoding: 'br' }), 400, 'invalid_brotli', 'body'],
     ['bad idempotency key', () => ({ body: good(), headers: { 'idempotency-key': 'a b' } }), 400, 'invalid_request', 'Idempotency-Key'],
   ];
 

@@ -39,6 +39,15 @@ export async function readBody(req, limits) {
     req.on('error', reject);
   });
   if (encoding === 'identity') return raw;
+  if (encoding === 'br') {
+    // The decoder holds a window of 2^WBITS bytes however little it writes: 16 MiB at WBITS 24,
+    // for each body inflated at once. Over 4 MiB (WBITS 22, brotli's usual) is refused unread.
+    const bits = brotliWindowBits(raw);
+    if (bits > MAX_BROTLI_WINDOW_BITS) {
+      const declared = bits > 30 ? 'the large-window extension' : `a window of 2^${bits} bytes`;
+      throw new ApiError(400, 'invalid_brotli', `body is not brotli with a window of at most 2^${MAX_BROTLI_WINDOW_BITS} bytes (its first byte declares ${declared})`, { field: 'body' });
+    }
+  }
   const inflate = encoding === 'br' ? brotliDecompress : gunzip;
   const name = encoding === 'br' ? 'brotli' : 'gzip';
   return new Promise((resolve, reject) => {
@@ -48,6 +57,25 @@ export async function readBody(req, limits) {
       else reject(new ApiError(400, `invalid_${name}`, `body is not valid ${name}: ${err.message}`, { field: 'body' }));
     });
   });
+}
+
+const MAX_BROTLI_WINDOW_BITS = 22;
+
+/**
+ * The window size (WBITS) a brotli stream declares in its first bits (RFC 7932, section 9.1),
+ * 0 for an empty body (the decoder refuses it). The large-window extension (WBITS up to 30) is
+ * read as 31: over any limit.
+ * @param {Buffer} raw
+ */
+export function brotliWindowBits(raw) {
+  if (raw.length === 0) return 0;
+  const b = raw[0];
+  if ((b & 1) === 0) return 16;
+  const n = (b >> 1) & 7;
+  if (n !== 0) return 17 + n;
+  const m = (b >> 4) & 7;
+  if (m === 1) return 31;
+  return m === 0 ? 17 : 8 + m;
 }
 
 /** @param {Buffer} bytes */
