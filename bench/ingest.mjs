@@ -1,9 +1,10 @@
 // `npm run bench:ingest`: the control plane's ingest and overview speed, over real HTTP on
 // 127.0.0.1 into a real sqlite file.
 //
-//   node bench/ingest.mjs [--duration S] [--connections C] [--batch N] [--events M] [--queries Q] [--skip-overview]
+//   node bench/ingest.mjs [--duration S] [--connections C] [--batch N] [--encoding br|gzip] [--events M] [--queries Q] [--skip-overview]
 //
-// 1. Ingest: autocannon posts gzip telemetry envelopes of N events (default 500), each with
+// 1. Ingest: autocannon posts telemetry envelopes of N events (default 500), brotli at quality 1
+//    as the Node SDK sends them (or gzip at level 1 with --encoding gzip), each with
 //    its own Idempotency-Key, on C connections (default 8) for S seconds (default 20). Prints
 //    events/s, latency p50/p99, errors, and a count check: the events in the database must be
 //    exactly 202-answered batches x N (nothing acknowledged missing, nothing extra).
@@ -15,7 +16,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, gzipSync, constants as zlibConstants } from 'node:zlib';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
@@ -31,6 +32,9 @@ const BATCH = Number(arg('batch', 500));
 const TARGET_EVENTS = Number(arg('events', 5_000_000));
 const QUERIES = Number(arg('queries', 200));
 const SKIP_OVERVIEW = process.argv.includes('--skip-overview');
+const ENCODING = arg('encoding', 'br');
+if (ENCODING !== 'br' && ENCODING !== 'gzip') throw new Error(`--encoding must be br or gzip; got ${ENCODING}`);
+const BROTLI = { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 1, [zlibConstants.BROTLI_PARAM_LGWIN]: 20 } };
 const DAY_MS = 86_400_000;
 
 const VECTORS = ['xss', 'sql', 'path', 'command', 'nosql', 'ssti', 'ssrf', 'prototype'];
@@ -73,7 +77,7 @@ try {
 
   // ---- 1. ingest --------------------------------------------------------------------
   // Each request is built when it is sent, so its timestamps are the current time as an
-  // SDK's would be: 64 templates of N pre-serialized events, stamped and gzipped per request.
+  // SDK's would be: 64 templates of N pre-serialized events, stamped and compressed per request.
   const TEMPLATES = 64;
   const templates = Array.from({ length: TEMPLATES }, () => {
     const instance = randomUUID();
@@ -88,9 +92,9 @@ try {
     const now = Date.now();
     let out = `{"sdk":"@shield/node","sdk_version":"0.1.0","app_id":"shop","workspace_id":"${ws}","instance_id":"${t.instance}","kind":"events","sent_at":"${new Date(now).toISOString()}","dropped":0,"events":[`;
     for (let k = 0; k < t.events.length; k++) out += `${k === 0 ? '' : ','}${t.events[k]},"timestamp":"${new Date(now - k * 3).toISOString()}"}`;
-    return gzipSync(`${out}]}`, { level: 1 });
+    return ENCODING === 'br' ? brotliCompressSync(`${out}]}`, BROTLI) : gzipSync(`${out}]}`, { level: 1 });
   };
-  console.log(`ingest: ${CONNECTIONS} connections, ${DURATION} s, ${BATCH} events per batch (gzip ~${Math.round(bodyAt(0).length / 1024)} KB, stamped and compressed per request)`);
+  console.log(`ingest: ${CONNECTIONS} connections, ${DURATION} s, ${BATCH} events per batch (${ENCODING} ~${Math.round(bodyAt(0).length / 1024)} KB, stamped and compressed per request)`);
   let n = 0;
   let accepted = 0;
   const acknowledged = [];
@@ -108,7 +112,7 @@ try {
         context.batch = i;
         return {
           ...req,
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-encoding': 'gzip', 'idempotency-key': `bench-${i}` },
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-encoding': ENCODING, 'idempotency-key': `bench-${i}` },
           body: bodyAt(i),
         };
       },
