@@ -412,7 +412,7 @@ class Compressor {
         [zlibConstants.BROTLI_PARAM_LGWIN]: BROTLI_WINDOW_BITS,
       };
       brotliCompress(input, { params }, (err, out) => {
-        if (err !== null) return fail(err);
+        if (err) return fail(err);
         if (settled) return;
         settled = true;
         this.pending = undefined;
