@@ -230,7 +230,8 @@ function pointsInside(url: string, scheme: string, rule: InternalTargetRule): bo
   if (known !== undefined) return known;
   const answer = judgeInside(url, scheme, rule);
   if (verdicts.size >= VERDICTS_MAX) verdicts.clear();
-  verdicts.set(url, answer);
+  // a copy: the URL is cut from the value, which a kept slice would keep alive (256 of them)
+  verdicts.set(detach(url), answer);
   return answer;
 }
 
