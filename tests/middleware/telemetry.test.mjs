@@ -308,6 +308,12 @@ describe('request format', () => {
     const sent = srv.requests.flatMap((r) => r.body.events);
     const expected = [...events.filter((e) => e.decision === 'deny'), ...events.filter((e) => e.decision !== 'deny')];
     expect(sent).toEqual(expected.map((e) => JSON.parse(JSON.stringify(e))));
+    // each cached entry has memory of its own: a slice of Node's shared 8 KB buffer pool would
+    // keep the whole block alive for as long as the entry is cached (white box: the encoder's
+    // ip_hash cache, still holding the last values)
+    const cached = [...c.encoder.ipHash.map.values()];
+    expect(cached.length).toBeGreaterThan(100);
+    for (const b of cached) expect([b.byteOffset, b.buffer.byteLength]).toEqual([0, b.length]);
   });
 });
 
@@ -353,6 +359,46 @@ describe('retries', () => {
     expect(srv.requests.slice(0, 3).map((r) => r.headers['content-encoding'])).toEqual(['br', 'gzip', 'gzip']);
     expect(srv.requests[1].body).toMatchObject({ kind: 'heartbeat', events: [], instance_id: c.instanceId });
     expect(errors).toEqual([]);
+  });
+
+  // White box: the client's compressor made to hang on gzip, so that close() comes while a body
+  // is being compressed, without depending on timing.
+  function hangGzip(c) {
+    const compressor = c.compressor;
+    const real = compressor.compress.bind(compressor);
+    const calls = [];
+    compressor.compress = (input, encoding) => {
+      calls.push(encoding);
+      if (encoding !== 'gzip') return real(input, encoding);
+      return new Promise((_resolve, reject) => { compressor.pending = reject; });
+    };
+    return calls;
+  }
+
+  it('close() while the gzip copy after a 415 is compressed: one close report, no encode failure', async () => {
+    const srv = await startServer((r) => ({ status: r.headers['content-encoding'] === 'br' ? 415 : 202 }));
+    const errors = [];
+    const c = client({ endpoint: srv.url, timeoutMs: 200, onError: (e) => errors.push(e) });
+    const calls = hangGzip(c);
+    c.enqueue(ev('a'));
+    void c.flush();
+    await waitFor(() => calls.includes('gzip'), 3000, 'the gzip copy');
+    await c.close();
+    await sleep(20);
+    expect(errors.map((e) => e.kind)).toEqual(['close']);
+    expect(c.stats()).toMatchObject({ sent: 0, failedBatches: 0 });
+  });
+
+  it('close() while a heartbeat is compressed: one close report, no encode failure', async () => {
+    const srv = await startServer((r) => ({ status: r.headers['content-encoding'] === 'br' ? 415 : 202 }));
+    const errors = [];
+    const c = client({ endpoint: srv.url, timeoutMs: 200, heartbeatMs: 50, onError: (e) => errors.push(e) });
+    const calls = hangGzip(c);
+    await waitFor(() => calls.includes('gzip'), 3000, 'a heartbeat compressed as gzip');
+    await c.close();
+    await sleep(20);
+    expect(errors.map((e) => e.kind)).toEqual(['close']);
+    expect(srv.requests.map((r) => r.body.kind)).toEqual(['heartbeat']);
   });
 
   it('retries 500s with the same Idempotency-Key and body; a new batch gets a new key', async () => {

@@ -4,6 +4,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { brotliCompressSync, gzipSync, constants as zlibConstants } from 'node:zlib';
 import { randomUUID } from 'node:crypto';
 import { startControlPlane, makeEvent, makeEnvelope, postEvents, Client } from './support.mjs';
+import { brotliWindowBits } from '../../server/src/http/body.js';
 
 let cp;
 let ws;
@@ -131,6 +132,51 @@ describe('POST /v1/events: Idempotency-Key', () => {
     const r = await postEvents(cp.url, key, [makeEvent(ws), makeEvent(ws)], { headers });
     expect(r.status).toBe(409);
     expect(r.json).toMatchObject({ error: 'idempotency_conflict', field: 'Idempotency-Key' });
+  });
+});
+
+describe('brotli window sizes', () => {
+  const sample = Buffer.from(JSON.stringify(Array.from({ length: 50 }, (_, i) => ({ route: `/r/${i}`, n: i }))));
+  const br = (quality, lgwin) => brotliCompressSync(sample, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: quality, [zlibConstants.BROTLI_PARAM_LGWIN]: lgwin } });
+
+  it('reads the window every encoder setting declares (RFC 7932, section 9.1)', () => {
+    for (let lgwin = 10; lgwin <= 24; lgwin++) {
+      expect(brotliWindowBits(br(5, lgwin)), `quality 5, lgwin ${lgwin}`).toBe(lgwin);
+      expect(brotliWindowBits(br(11, lgwin)), `quality 11, lgwin ${lgwin}`).toBe(lgwin);
+      // qualities 0 and 1 raise a window under 2^18 to 2^18, as libbrotli does
+      expect(brotliWindowBits(br(0, lgwin)), `quality 0, lgwin ${lgwin}`).toBe(Math.max(lgwin, 18));
+      expect(brotliWindowBits(br(1, lgwin)), `quality 1, lgwin ${lgwin}`).toBe(Math.max(lgwin, 18));
+    }
+    expect(brotliWindowBits(brotliCompressSync(sample))).toBe(22); // Node's default
+    expect(brotliWindowBits(Buffer.from([0x11]))).toBe(31); // the large-window marker
+    expect(brotliWindowBits(Buffer.alloc(0))).toBe(0);
+  });
+
+  it('takes every window up to 4 MiB; over it the message names the window', async () => {
+    for (const lgwin of [10, 16, 17, 18, 22]) {
+      const env = makeEnvelope(ws, [makeEvent(ws)]);
+      const res = await fetch(`${cp.url}/v1/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-encoding': 'br' },
+        body: brotliCompressSync(Buffer.from(JSON.stringify(env)), { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5, [zlibConstants.BROTLI_PARAM_LGWIN]: lgwin } }),
+      });
+      expect(res.status, `lgwin ${lgwin}`).toBe(202);
+      expect((await res.json()).accepted).toBe(1);
+    }
+    for (const [params, says] of [
+      [{ [zlibConstants.BROTLI_PARAM_LGWIN]: 23 }, 'a window of 2^23 bytes'],
+      [{ [zlibConstants.BROTLI_PARAM_LARGE_WINDOW]: 1, [zlibConstants.BROTLI_PARAM_LGWIN]: 26 }, 'the large-window extension'],
+    ]) {
+      const res = await fetch(`${cp.url}/v1/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-encoding': 'br' },
+        body: brotliCompressSync(Buffer.from(JSON.stringify([makeEvent(ws)])), { params }),
+      });
+      expect(res.status).toBe(400);
+      const json = await res.json();
+      expect(json).toMatchObject({ error: 'invalid_brotli', field: 'body' });
+      expect(json.message).toContain(says);
+    }
   });
 });
 
