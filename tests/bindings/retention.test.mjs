@@ -45,6 +45,8 @@ describe('results do not keep their input alive', () => {
     const r = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 120_000 });
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
+    // the figures bench/README.md quotes
+    console.log(`retained MB: ${Object.entries(out).map(([name, c]) => `${name} ${c.retainedMB.toFixed(1)}`).join(', ')}`);
     // what each case found: 40 results, the text expected
     expect(out.oversize.count).toBe(40);
     expect(out.oversize.kept[0]).toBe('a'.repeat(80));
