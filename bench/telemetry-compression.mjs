@@ -7,7 +7,7 @@
 //   node bench/telemetry-compression.mjs [--events 500] [--repeat 100]
 
 import zlib from 'node:zlib';
-import { randomBytes } from 'node:crypto';
+import { makeEvent } from './telemetry-events.mjs';
 import { parseArgs } from 'node:util';
 
 const { values: args } = parseArgs({ options: { events: { type: 'string', default: '500' }, repeat: { type: 'string', default: '100' } } });
@@ -15,29 +15,8 @@ const N = Number(args.events);
 const R = Number(args.repeat);
 const C = zlib.constants;
 
-const HASHES = Array.from({ length: 300 }, () => randomBytes(32).toString('hex'));
-const ROUTES = ['/', '/login', '/api/users/:id', '/api/orders/:param', '/search', '/api/v1/items/:id/reviews',
-  '/static/:param', '/checkout', '/graphql', '/admin/settings', '/api/upload', '/healthz'];
-const METHODS = ['GET', 'GET', 'GET', 'POST', 'PUT', 'DELETE'];
-const DENIES = [
-  ['xss', 'patterns.xss.script-tag', '<script>alert(document.cookie)</script>', 'blocked'],
-  ['sql', 'patterns.sql.tautology', "' OR 1=1--", 'blocked'],
-  ['sql', 'patterns.sql.union', 'UNION SELECT username, password FROM users', 'sanitized'],
-  ['path', 'patterns.path.traversal', '../../../../etc/passwd', 'blocked'],
-  ['command', 'patterns.command.chain', '; cat /etc/shadow', 'blocked'],
-  ['ssti', 'patterns.ssti.double-brace', '{{7*7}}', 'sanitized'],
-];
-const base = Date.now();
-
 function event(i, without) {
-  const deny = (i & 1) === 0;
-  const d = DENIES[i % DENIES.length];
-  const e = {
-    workspace_id: '3f2b8c1e-9a4d-4e7b-8c21-5d6f7a8b9c0d', app_id: 'checkout-service', sdk: '@shield/node', sdk_version: '0.1.0',
-    decision: deny ? 'deny' : 'allow', vector: deny ? d[0] : 'none', rule: deny ? d[1] : 'none', matched: deny ? d[2] : '',
-    route: ROUTES[i % ROUTES.length], method: METHODS[i % METHODS.length], ip_hash: HASHES[i % HASHES.length],
-    timestamp: new Date(base + i).toISOString(), action: deny ? d[3] : 'passed',
-  };
+  const e = makeEvent(i);
   for (const k of without) delete e[k];
   return e;
 }

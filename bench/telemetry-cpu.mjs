@@ -9,11 +9,10 @@
 // while events keep coming. Target: <= 2 µs of CPU per event.
 
 import http from 'node:http';
-import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { TelemetryClient } from '../dist/middleware/telemetry.js';
-import { SDK_NAME, SDK_VERSION } from '../dist/middleware/event.js';
+import { WORKSPACE, makeEvent } from './telemetry-events.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -32,7 +31,6 @@ const CHUNK = 50;
 const RATE = Number(args.rate);
 let gcMs = 0;
 new PerformanceObserver((list) => { for (const e of list.getEntries()) gcMs += e.duration; }).observe({ entryTypes: ['gc'] });
-const WORKSPACE = '3f2b8c1e-9a4d-4e7b-8c21-5d6f7a8b9c0d';
 
 let bodyBytes = 0;
 let requests = 0;
@@ -43,41 +41,6 @@ const sink = http.createServer((req, res) => {
 });
 await new Promise((r) => sink.listen(0, '127.0.0.1', r));
 const endpoint = `http://127.0.0.1:${sink.address().port}/ingest/`;
-
-// Realistic variety: a few hundred client hashes, a dozen routes, deny findings with matched text.
-const HASHES = Array.from({ length: 300 }, () => randomBytes(32).toString('hex'));
-const ROUTES = ['/', '/login', '/api/users/:id', '/api/orders/:param', '/search', '/api/v1/items/:id/reviews',
-  '/static/:param', '/checkout', '/graphql', '/admin/settings', '/api/upload', '/healthz'];
-const METHODS = ['GET', 'GET', 'GET', 'POST', 'PUT', 'DELETE'];
-const DENIES = [
-  ['xss', 'patterns.xss.script-tag', '<script>alert(document.cookie)</script>', 'blocked'],
-  ['sql', 'patterns.sql.tautology', "' OR 1=1--", 'blocked'],
-  ['sql', 'patterns.sql.union', 'UNION SELECT username, password FROM users', 'sanitized'],
-  ['path', 'patterns.path.traversal', '../../../../etc/passwd', 'blocked'],
-  ['command', 'patterns.command.chain', '; cat /etc/shadow', 'blocked'],
-  ['ssti', 'patterns.ssti.double-brace', '{{7*7}}', 'sanitized'],
-];
-const base = Date.now();
-
-function makeEvent(i) {
-  const deny = (i & 1) === 0;
-  const d = DENIES[i % DENIES.length];
-  return {
-    workspace_id: WORKSPACE,
-    app_id: 'checkout-service',
-    sdk: SDK_NAME,
-    sdk_version: SDK_VERSION,
-    decision: deny ? 'deny' : 'allow',
-    vector: deny ? d[0] : 'none',
-    rule: deny ? d[1] : 'none',
-    matched: deny ? d[2] : '',
-    route: ROUTES[i % ROUTES.length],
-    method: METHODS[i % METHODS.length],
-    ip_hash: HASHES[i % HASHES.length],
-    timestamp: new Date(base + i).toISOString(),
-    action: deny ? d[3] : 'passed',
-  };
-}
 
 const tick = RATE > 0
   ? () => new Promise((r) => setTimeout(r, (CHUNK / RATE) * 1000))
