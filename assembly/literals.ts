@@ -1,10 +1,10 @@
 // One pass finds every literal parameter of the literal-matching rule kinds (substring, js-call,
 // path-wrapper, path-file, sql-phrase, sql-union, sql-call) with a filter on three-character
-// windows: a bitmap of the windows that start any literal, and per window a list of (rule,
+// windows: a table of the windows that start any literal, and per window a list of (rule,
 // param) to verify. The verification applies each kind's boundary rules. Long values take it in
 // two halves (literalFront: classes, punctuation bitmaps and the candidates whose window is in
-// the bitmap; literalVerify: the lists, once the value is final); short ones in one
-// (everyPosition). Cost per candidate: one hash and one bit test.
+// the table; literalVerify: the lists, once the value is final); short ones in one
+// (everyPosition). Cost per candidate: one hash and one byte load.
 
 import {
   at, lower, lowerWordIs, isAlnum, find2, isSpace, initText, fileEntryEnds, cls, pathLiteralAt, punctSet, punctReset, P_SETS, splat8,
@@ -20,7 +20,10 @@ import { arenaAlloc } from './mem';
 import { decodableIn } from './decode';
 import { TABLE, classesInit, C_ALPHA, C_DIGIT, C_SPACE, C_NONASCII, C_UNDERSCORE, C_DOLLAR } from './classes';
 
-let bitmap: usize = 0; // 65536 bits
+// 65536 bytes, 1 where some literal starts with a window of that hash: a byte each rather than a
+// bit (the test per candidate start is then one load; the bit test's shifts cost about 5% of a
+// scan of prose, measured with bench/wasm-ab.mjs)
+let windowTable: usize = 0;
 let substringNeedsLetter = true; // every substring literal holds a letter
 let heads: usize = 0; // 65536 x i32, -1 = none
 let entries: usize = 0; // {i32 rule, i32 param, i32 next}
@@ -109,7 +112,7 @@ function register(h: u32, r: i32, k: i32): void {
     if (load<i32>(ep) == r && load<i32>(ep + 4) == k) return;
     e = load<i32>(ep + 8);
   }
-  store<u8>(bitmap + (h >> 3), load<u8>(bitmap + (h >> 3)) | <u8>(<u32>1 << (h & 7)));
+  store<u8>(windowTable + h, 1);
   const ep = entries + <usize>entryCount * ENTRY;
   const next = load<i32>(heads + (<usize>h << 2));
   // the first sixteen units, and a phrase's first space
@@ -232,8 +235,8 @@ export function buildLiterals(): void {
       r = nextRule(r);
     }
   }
-  bitmap = arenaAlloc(8192);
-  memory.fill(bitmap, 0, 8192);
+  windowTable = arenaAlloc(65536);
+  memory.fill(windowTable, 0, 65536);
   heads = arenaAlloc(65536 * 4);
   // the entries per window hash first (heads as counters; a param registered twice under one
   // hash counts twice): room for the copies splitLists makes, eight at most per entry of a long list
@@ -909,7 +912,7 @@ const M_DU = M_SET + 8 * P_SETS; // 'u' right after a digit: UNION may start the
 const MASKS = memory.data(M_DU + 8);
 
 // What literalFront leaves for literalVerify: the folded units, and per 64-unit block the
-// candidate starts whose window hash is in the bitmap and the lanes inside word runs that look encoded.
+// candidate starts whose window hash is in the table and the lanes inside word runs that look encoded.
 let frontLen = -1; // the length of the text literalFront read, -1 when its tables are stale
 let frontFolded: usize = 0;
 let frontHits: usize = 0; // u64 per block
@@ -922,9 +925,9 @@ export let frontStopped = false;
  * The candidate-start search over the whole value (at least VECTOR_MIN units), 64 units a
  * block: the units are narrowed to bytes (anything above 0xff becomes 0xff), classed with byte
  * compares sixteen at a time, and stored folded; the three-unit window hash of every position is
- * computed eight lanes at a time, so each candidate start costs one load and one bitmap test.
- * Also sets the punctuation bitmaps and sawHexByte, and returns the value's character classes
- * (classes.ts), so the caller need not classify it again. Nothing is verified or reported
+ * computed eight lanes at a time, so each candidate start costs two loads (its hash, and its byte
+ * in the window table). Also sets the punctuation bitmaps and sawHexByte, and returns the
+ * value's character classes (classes.ts), so the caller need not classify it again. Nothing is verified or reported
  * before literalVerify: the caller may first decode the value (and then call this again).
  */
 export function literalFront(p: usize, n: i32, stopAtEscape: bool): u32 {
@@ -1119,14 +1122,14 @@ export function literalFront(p: usize, n: i32, stopAtEscape: bool): u32 {
     i += lanes;
     // windows need three units: no start at or after `last`
     if (last - base < 64) starts &= last <= base ? 0 : (<u64>1 << <u64>(last - base)) - 1;
-    // the bitmap bit of every start (no branch per start): the few hits are verified later
+    // the table's byte for every start (no branch per start): the few hits are verified later
     let hits: u64 = 0;
     let m = starts;
+    const table = windowTable; // (a global is read from memory at every use)
     while (m != 0) {
       const l = ctz(m);
       m &= m - 1;
-      const h = <u32>load<u16>(HASHES + (<usize>l << 1));
-      hits |= <u64>((load<u8>(bitmap + (h >> 3)) >> (h & 7)) & 1) << l;
+      hits |= <u64>load<u8>(table + <usize>load<u16>(HASHES + (<usize>l << 1))) << l;
     }
     store<u64>(frontHits + (blk << 3), hits);
   }
@@ -1210,9 +1213,9 @@ function wordRunAtLeast(blk: i32, off: i32, blocks: i32, min: i32): bool {
   return fwd + back >= min;
 }
 
-/** The window at i has hash h: verified when the bitmap holds h. */
+/** The window at i has hash h: verified when the table holds h. */
 @inline function hashHit(h: u32, i: i32, onlyKind: i32): void {
-  if ((load<u8>(bitmap + (h >> 3)) & (1 << (h & 7))) != 0) checkBucket(h, i, onlyKind);
+  if (load<u8>(windowTable + h) != 0) checkBucket(h, i, onlyKind);
 }
 
 function everyPosition(p: usize, n: i32, onlyKind: i32): void {
