@@ -290,6 +290,7 @@ function lexOp(c: u32, s: i32, glued: bool): i32 {
 function lex(quote: u32, from: i32, maxTok: i32): void {
   ntok = 0;
   seen = 0;
+  hashedAt = -1; // (the text may be another value's at the same address)
   unionAfterNumber = false;
   let i = from;
   let glued = false;
@@ -455,20 +456,28 @@ function wordIs(k: i32, w: string): bool {
 }
 
 /** SQL words that may continue an expression (so "and true love" stays prose, "and true--" not). */
-// Grammar words as small keyword sets: a 64-slot table of (hash, length) per set, built once.
+// Grammar words as small keyword sets: a 64-slot table of (hash, length, the word) per set, built
+// once. One probe replaces a comparison per listed word (a plain word took 14 wordIs calls to
+// be found neither a literal nor a comparison word).
 const SET_SQLWORD = 0;
 const SET_KEYWORD = 1;
-const setTable = memory.data(2 * 64 * 8);
+const SET_LITERAL = 2;
+const SET_CMP = 3;
+const SET_SETOP = 4;
+const SETS = 5;
+const SLOT = 12; // u32 hash, u32 length, u32 the word's UTF-16 units
+const setTable = memory.data(SETS * 64 * SLOT);
 let setsReady = false;
 
 function addWord(set: i32, w: string): void {
   let h: u32 = 2166136261;
   for (let j = 0; j < w.length; j++) h = (h ^ <u32>w.charCodeAt(j)) * 16777619;
   let slot = <i32>(h & 63);
-  const base = setTable + <usize>set * 64 * 8;
-  while (load<u32>(base + (<usize>slot << 3) + 4) != 0) slot = (slot + 1) & 63;
-  store<u32>(base + (<usize>slot << 3), h);
-  store<u32>(base + (<usize>slot << 3) + 4, <u32>w.length);
+  const base = setTable + <usize>set * 64 * SLOT;
+  while (load<u32>(base + <usize>slot * SLOT + 4) != 0) slot = (slot + 1) & 63;
+  store<u32>(base + <usize>slot * SLOT, h);
+  store<u32>(base + <usize>slot * SLOT + 4, <u32>w.length);
+  store<u32>(base + <usize>slot * SLOT + 8, <u32>changetype<usize>(w));
 }
 
 // Static arrays (a literal inside a function would allocate at run time, over the arena).
@@ -478,11 +487,24 @@ const SQLWORDS: string[] = ['and', 'or', 'xor', 'like', 'rlike', 'regexp', 'is',
 const KEYWORDS: string[] = ['select', 'union', 'from', 'where', 'and', 'or', 'insert', 'update', 'delete', 'drop', 'sleep', 'benchmark',
     'order', 'group', 'by', 'having', 'null', 'all', 'exec', 'into', 'like', 'limit', 'concat', 'char', 'version', 'table'];
 
+const LITERALS: string[] = ['true', 'false', 'null', 'unknown'];
+const CMPWORDS: string[] = ['like', 'rlike', 'regexp', 'is', 'in', 'between', 'sounds', 'glob', 'ilike', 'similar'];
+const SETOPS: string[] = ['intersect', 'except', 'minus'];
+
 function buildSets(): void {
   for (let i = 0; i < SQLWORDS.length; i++) addWord(SET_SQLWORD, SQLWORDS[i]);
   for (let i = 0; i < KEYWORDS.length; i++) addWord(SET_KEYWORD, KEYWORDS[i]);
+  for (let i = 0; i < LITERALS.length; i++) addWord(SET_LITERAL, LITERALS[i]);
+  for (let i = 0; i < CMPWORDS.length; i++) addWord(SET_CMP, CMPWORDS[i]);
+  for (let i = 0; i < SETOPS.length; i++) addWord(SET_SETOP, SETOPS[i]);
   setsReady = true;
 }
+
+// The hash of the word last probed (judges ask about one word in several sets in a row); lex()
+// forgets it.
+let hashedAt = -1;
+let hashedLen = 0;
+let hashed: u32 = 0;
 
 /** Word token k is in the set (a hash probe; the word is then compared letter by letter). */
 function inSet(k: i32, set: i32): bool {
@@ -491,14 +513,24 @@ function inSet(k: i32, set: i32): bool {
   const l = tEnd(k) - s;
   if (l < 2 || l > 9) return false;
   if (!setsReady) buildSets();
-  const h = hashLower(txt, s, l);
+  if (s != hashedAt || l != hashedLen) {
+    hashed = hashLower(txt, s, l);
+    hashedAt = s;
+    hashedLen = l;
+  }
+  const h = hashed;
   let slot = <i32>(h & 63);
-  const base = setTable + <usize>set * 64 * 8;
+  const base = setTable + <usize>set * 64 * SLOT;
   for (let n = 0; n < 64; n++) {
-    const e = base + (<usize>slot << 3);
+    const e = base + <usize>slot * SLOT;
     const el = load<u32>(e + 4);
     if (el == 0) return false;
-    if (load<u32>(e) == h && el == <u32>l) return true;
+    if (load<u32>(e) == h && el == <u32>l) {
+      const w = <usize>load<u32>(e + 8);
+      let j = 0;
+      while (j < l && lower(at(txt, s + j)) == <u32>load<u16>(w + (<usize>j << 1))) j++;
+      if (j == l) return true;
+    }
     slot = (slot + 1) & 63;
   }
   return false;
@@ -509,13 +541,14 @@ function isSqlWord(k: i32): bool {
 }
 
 
+/** TRUE, FALSE, NULL, UNKNOWN. */
 function isLiteralWord(k: i32): bool {
-  return wordIs(k, 'true') || wordIs(k, 'false') || wordIs(k, 'null') || wordIs(k, 'unknown');
+  return inSet(k, SET_LITERAL);
 }
 
+/** A comparison word: LIKE, RLIKE, REGEXP, IS, IN, BETWEEN, SOUNDS, GLOB, ILIKE, SIMILAR. */
 @inline function isCmpWord(k: i32): bool {
-  return wordIs(k, 'like') || wordIs(k, 'rlike') || wordIs(k, 'regexp') || wordIs(k, 'is') || wordIs(k, 'in') ||
-    wordIs(k, 'between') || wordIs(k, 'sounds') || wordIs(k, 'glob') || wordIs(k, 'ilike') || wordIs(k, 'similar');
+  return inSet(k, SET_CMP);
 }
 
 @inline function isCmp(k: i32): bool {
@@ -1759,7 +1792,7 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
   // SELECT with its shape: a row comes back only when the condition holds ("1 intersect select
   // id,name from users where substr(password,1,1)='s'"); reported by the union rule. Only here,
   // after a breakout: "everyone except select members from the board" is prose.
-  if (wordIs(c, 'intersect') || wordIs(c, 'except') || wordIs(c, 'minus')) {
+  if (inSet(c, SET_SETOP)) {
     let m = sig(c + 1);
     if (wordIs(m, 'all') || wordIs(m, 'distinct')) m = sig(m + 1);
     if (wordIs(m, 'select') && selectBody(m, true)) {
@@ -2366,22 +2399,59 @@ function quoteContext(q: u32, quick: bool): void {
   ctxQuote = q;
   lex(q, 0, quick ? QUICK_WINDOW : CONTEXT_WINDOW);
   if (tType(0) != T_STR) return;
-  if (quick && ntok == QUICK_WINDOW) {
-    if (plainAfterQuote()) return;
-    lex(q, 0, CONTEXT_WINDOW);
+  if (quick) {
+    if (ntok == QUICK_WINDOW) {
+      if (plainAfterQuote(false)) return;
+      lex(q, 0, CONTEXT_WINDOW);
+    } else if (plainAfterQuote(true)) return; // (a short value: "O'Brien", "I'd like")
   }
   judgeBreakout(1, true, true);
   judgeUnion(1, false);
   contextFree(false);
 }
 
-/** In the quick window: the breakout is followed by a word no judge acts on, and nothing was noted. */
-function plainAfterQuote(): bool {
-  if (sqlAnchorCount != 0 || sqlAnchorsOverflow || tType(1) == T_COMMENT) return false;
-  let c = sig(1);
-  while (c < ntok && tType(c) == T_RP) c = sig(c + 1);
-  if (c + 2 >= ntok || tType(c) != T_WORD || tType(sig(c + 1)) == T_LP) return false;
-  if (isSqlWord(c) || isLiteralWord(c) || isCmpWord(c)) return false;
+/**
+ * In the quick window: the breakout is followed by a word no judge acts on, and nothing was
+ * noted. `whole`: the window holds the whole value (nothing needs to follow the word).
+ */
+function plainAfterQuote(whole: bool): bool {
+  if (sqlAnchorCount != 0 || sqlAnchorsOverflow) return false;
+  // (a comment before the word, also after closing parentheses, is judged: "x')--")
+  let c = 1;
+  while (c < ntok && tType(c) == T_RP) c++;
+  if ((whole ? c >= ntok : c + 2 >= ntok) || tType(c) != T_WORD || tType(sig(c + 1)) == T_LP) return false;
+  return judgedByNone(c);
+}
+
+/**
+ * A value that starts with a number and a word no judge acts on ("12 Market Street", "2 pcs",
+ * "5 stars and a smile"), with nothing noted (no UNION or listed function name anywhere): the
+ * value-start window is not judged. Its judges would find nothing there that the anchored windows
+ * below do not: the breakout judge stops at a plain word after the number, and the context-free
+ * judges (stacked queries, comments, constant comparisons, calls) have anchors of their own (';'
+ * '*' '=' and the noted names). Lexes the quick window from the value start; leaves ntok at -1
+ * when the caller must lex the whole window itself (the quick one did not hold the value).
+ */
+function plainAfterNumber(): bool {
+  const s = skipBlanks(txt, 0, len);
+  // a digit first (signs, parentheses and words take the whole window as before)
+  if (s >= len || at(txt, s) - 48 >= 10) { ntok = -1; return false; }
+  lex(0, 0, QUICK_WINDOW);
+  const whole = ntok < QUICK_WINDOW;
+  const plain = sqlAnchorCount == 0 && !sqlAnchorsOverflow && ntok >= 2 && tType(0) == T_NUM && tType(1) == T_WORD &&
+    // the token after the word: neither a call's '(' nor a comment
+    !(ntok > 2 && (tType(2) == T_LP || tType(2) == T_COMMENT)) && judgedByNone(1);
+  if (!plain && !whole) ntok = -1;
+  return plain;
+}
+
+/**
+ * The word at c is none that a judge reads after a breakout: no SQL word, literal, comparison
+ * word, set operator (INTERSECT, EXCEPT, MINUS: judgeBreakout), or param of the stacked, breakout
+ * and tautology rules.
+ */
+function judgedByNone(c: i32): bool {
+  if (isSqlWord(c) || isLiteralWord(c) || isCmpWord(c) || inSet(c, SET_SETOP)) return false;
   const e = tEnd(c) - tStart(c);
   let r = firstRule(K_SQL_STACKED);
   while (r >= 0) { if (ruleEnabled(r) && paramFind(r, txt, tStart(c), e) >= 0) return false; r = nextRule(r); }
@@ -2431,8 +2501,8 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   // bare / numeric context at the value start
   ctxQuote = 0;
   let covered = 0;
-  if (startsLikeSql()) {
-    lex(0, 0, CONTEXT_WINDOW);
+  if (startsLikeSql() && !plainAfterNumber()) {
+    if (ntok < 0) lex(0, 0, CONTEXT_WINDOW); // (plainAfterNumber lexed a whole short value already)
     contextFree(true);
     judgeWholeStatement();
     let k = 0;
