@@ -62,6 +62,16 @@ export function setText(text: usize, len: i32): void {
   curLen = len;
 }
 
+/**
+ * Findings read from another view of the value (its markup before decoding: scan_batch) span the
+ * whole current text, so that offsets still slice the decoded value (the ABI's contract).
+ */
+export let wholeSpan = false;
+
+export function setWholeSpan(on: bool): void {
+  wholeSpan = on;
+}
+
 /** True when rule r already fired for the current value (detectors may stop early). */
 @inline export function fired(r: i32): bool {
   return load<u32>(ruleStamp + (<usize>r << 2)) == stamp;
@@ -77,6 +87,10 @@ export function emit(r: i32, start: i32, end: i32): void {
     dropped++;
     store<u32>(table + 4, <u32>dropped);
     return;
+  }
+  if (wholeSpan) {
+    start = 0;
+    end = curLen;
   }
   if (start < 0) start = 0;
   if (end > curLen) end = curLen;

@@ -3,8 +3,8 @@
 
 import { loadRules, rulesLoaded, setRuleEnabled, enabledRule, K_DECODE_EXCESS, K_LIMIT_OVERSIZE } from './rules';
 import { arenaReset, arenaAlloc, arenaMark, arenaRelease, ensure, setPageLimit, arenaCommit } from './mem';
-import { resultsInit, resultBytes, resultPtr, resultCount, beginValue, setText, emit, MAX_PER_BATCH, MAX_PER_VALUE } from './findings';
-import { runPipeline, runPipelineClassified, outPtr, outLen, excess } from './pipeline';
+import { resultsInit, resultBytes, resultPtr, resultCount, beginValue, setText, setWholeSpan, emit, MAX_PER_BATCH, MAX_PER_VALUE } from './findings';
+import { runPipeline, runPipelineClassified, outPtr, outLen, excess, roundCount, roundPtr, roundLen } from './pipeline';
 import { scanXss, xssWanted, resetCssCache, initHtmlTables } from './html';
 import { scanSql, initSqlTables } from './sql';
 import { scanSsti, sstiWanted, resetSstiCache } from './ssti';
@@ -14,7 +14,7 @@ import { urlCandidates, MAX_URLS, buildInwardNames } from './urls';
 import { jsonKeyCandidate, scanOperatorText } from './jsonkeys';
 import { scanPath, resetPathCaches } from './path';
 import { scanLiterals, buildLiterals, literalFront, literalVerify, frontStopped, VECTOR_MIN } from './literals';
-import { classify, C_PCT, C_AMP, C_NONASCII, C_COLON, C_SLASH, C_BSLASH, C_DQ, C_DOLLAR, C_LBRACK } from './classes';
+import { classify, C_LT, C_PCT, C_AMP, C_NONASCII, C_COLON, C_SLASH, C_BSLASH, C_DQ, C_DOLLAR, C_LBRACK } from './classes';
 import { sanitize, sanitizedPtr } from './sanitize';
 import { punctReset, initText } from './text';
 import { DEFAULT_RULES, DEFAULT_RULES_LEN } from './generated/rules-blob';
@@ -154,6 +154,29 @@ function valueAt(i: u32): bool {
   return true;
 }
 
+/**
+ * The markup of the value as given and of every text between it and its decoded form (after
+ * each decode pass and each NFKC pass that changed it: pipeline.ts), read by the XSS detector
+ * after every other detector has read the decoded text. A browser reads the tags of the text it
+ * is given, where an entity, escape or fullwidth character that decoding turns into a quote or
+ * '>' is still part of an attribute value: decoded, `<svg x=&quot; y onload="...">` quotes its
+ * handler away (`x=" y onload="`); as given, `onload` is an attribute. Only views that hold a
+ * '<'; a rule that fired on the decoded text is not reported again, and a finding of these views
+ * spans the whole decoded value (offsets slice the decoded value, whatever view it came from).
+ */
+function markupBeforeDecoding(): void {
+  setWholeSpan(true);
+  for (let k = -1; k < roundCount - 1; k++) {
+    const vp = k < 0 ? vPtr : roundPtr(k);
+    const vl = k < 0 ? vLen : roundLen(k);
+    const m = classify(vp, vl);
+    if ((m & C_LT) == 0) continue;
+    punctReset();
+    scanXss(vp, vl, m);
+  }
+  setWholeSpan(false);
+}
+
 export function scan_batch(): i32 {
   if (batch == 0) return -1;
   const count = load<u32>(batch);
@@ -215,6 +238,7 @@ export function scan_batch(): i32 {
     if ((mask & XXE_CLASSES) == XXE_CLASSES) scanXxe(p, n, mask);
     if (cmdWanted(p, n, mask)) scanCmd(p, n, mask);
     scanPath(p, n, mask);
+    if (p != vPtr) markupBeforeDecoding();
     punctReset();
     arenaRelease(mark);
   }

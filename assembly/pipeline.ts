@@ -13,6 +13,28 @@ export let outPtr: usize = 0;
 export let outLen: i32 = 0;
 export let excess = false;
 
+// Every text between the value and outPtr/outLen: after each round's decode pass and after its
+// NFKC pass, when that pass changed the text (the last is the result itself). What an application
+// that decodes fewer times than the engine, or does not normalize, would reflect: scan_batch
+// reads their markup again. In the arena, valid until the value's arena mark is released.
+export let roundCount = 0;
+const ROUND_PTRS = memory.data(MAX_ROUNDS * 2 * 4);
+const ROUND_LENS = memory.data(MAX_ROUNDS * 2 * 4);
+
+function noteRound(p: usize, n: i32): void {
+  store<u32>(ROUND_PTRS + (<usize>roundCount << 2), <u32>p);
+  store<i32>(ROUND_LENS + (<usize>roundCount << 2), n);
+  roundCount++;
+}
+
+export function roundPtr(k: i32): usize {
+  return <usize>load<u32>(ROUND_PTRS + (<usize>k << 2));
+}
+
+export function roundLen(k: i32): i32 {
+  return load<i32>(ROUND_LENS + (<usize>k << 2));
+}
+
 function hasNonAscii(p: usize, n: i32): bool {
   for (let i = 0; i < n; i++) if (at(p, i) >= 0x80) return true;
   return false;
@@ -31,6 +53,7 @@ export function runPipeline(p: usize, n: i32): void {
   outPtr = p;
   outLen = n;
   excess = false;
+  roundCount = 0;
   if (!needsWork(p, n)) return;
   // the common case of a stray '&' or '%' in ASCII text: nothing decodes, nothing to normalize
   if (!hasNonAscii(p, n) && !hasDecodable(p, n)) return;
@@ -42,6 +65,7 @@ export function runPipelineClassified(p: usize, n: i32, nonAscii: bool): void {
   outPtr = p;
   outLen = n;
   excess = false;
+  roundCount = 0;
   if (!nonAscii && !hasDecodable(p, n)) return;
   decodeRounds(p, n);
 }
@@ -76,6 +100,8 @@ function decodeRounds(p: usize, n: i32): void {
       ch2 = foldChanged;
     }
     if (!ch1 && !ch2) break;
+    if (ch1) noteRound(a, la);
+    if (ch2) noteRound(b, lb);
     cur = b;
     curLen = lb;
     rounds++;
