@@ -6,14 +6,14 @@
 // apostrophes or keywords ("O'Brien", "please select a drop date", "-- thanks") lexes into
 // sequences no judge accepts.
 
-import { lowerWordIs, at, lower, isAlpha, isDigit, isSpace, isWord, isHex, hashLower, cls, find2, findP, P_SQL, skipBlanks } from './text';
+import { lowerWordIs, at, lower, isAlpha, isDigit, isSpace, isWord, isHex, hashLower, cls, find1, find2, findP, P_SQL, skipBlanks } from './text';
 import { sqlAnchors, sqlAnchorCount, sqlAnchorsOverflow, sqlCallNoted, caseAnchors, caseAnchorCount, caseAnchorsOverflow, ifAnchors, ifAnchorCount, ifAnchorsOverflow } from './literals';
 import {
   K_SQL_TAUTOLOGY, K_SQL_UNION, K_SQL_STACKED, K_SQL_CALL, K_SQL_PHRASE, K_SQL_COMMENT, K_SQL_BREAKOUT, K_SQL_CONDITIONAL,
   firstRule, nextRule, ruleEnabled, paramFind, paramCount, paramPtr, paramLen, ruleWithWord, enabledRule, kindWordFilter, filterMayHave,
 } from './rules';
 import { emit, fired } from './findings';
-import { plusIsSpaceIn, C_SQ, C_DQ, C_BQ, C_SEMI, C_EQ, C_LP, C_RP, C_STAR, C_HASH, C_PIPE, C_AMP, C_LT, C_GT, C_AT, C_BANG, C_ALPHA } from './classes';
+import { plusIsSpaceIn, C_SQ, C_DQ, C_BQ, C_SEMI, C_EQ, C_LP, C_RP, C_STAR, C_HASH, C_PIPE, C_AMP, C_LT, C_GT, C_AT, C_BANG, C_ALPHA, C_BSLASH } from './classes';
 import { stripMode, addSpan } from './spans';
 
 // token types
@@ -2411,6 +2411,36 @@ function quoteContext(q: u32, quick: bool): void {
 }
 
 /**
+ * The value's first quote q has a backslash before it (not itself escaped): to MySQL an escaped
+ * quote, so firstQuote passes over it; but PostgreSQL (standard strings), SQL Server, Oracle and
+ * SQLite read a backslash as a plain character, and their string ends there ("\' or 1=1--",
+ * "admin\'--", "\' union select ..."). The text after it is read as after a breakout as well, the
+ * same way as after the value's first unescaped quote. Once per value and quote kind.
+ */
+function escapedQuoteContext(q: u32, quick: bool): void {
+  const first = q == 39 ? sqAt : dqAt;
+  let k = 0;
+  while (true) {
+    k = find1(txt, k, len, q);
+    if (k >= len || (first >= 0 && k >= first)) return;
+    // the backslashes right before it: an odd count escapes it
+    let b = k;
+    while (b > 0 && at(txt, b - 1) == 92) b--;
+    if (((k - b) & 1) == 1) break;
+    k++;
+  }
+  if (q == 39) {
+    sqAt = k;
+    quoteContext(39, quick);
+    sqAt = first;
+  } else {
+    dqAt = k;
+    quoteContext(34, quick);
+    dqAt = first;
+  }
+}
+
+/**
  * In the quick window: the breakout is followed by a word no judge acts on, and nothing was
  * noted. `whole`: the window holds the whole value (nothing needs to follow the word).
  */
@@ -2538,6 +2568,10 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   }
   if ((mask & C_SQ) != 0) quoteContext(39, quick);
   if ((mask & C_DQ) != 0) quoteContext(34, quick);
+  if ((mask & C_BSLASH) != 0) {
+    if ((mask & C_SQ) != 0) escapedQuoteContext(39, quick);
+    if ((mask & C_DQ) != 0) escapedQuoteContext(34, quick);
+  }
   // anchored windows for the context-free judges: ';' '=' '(' '/*' (found eight units at a time)
   // merged in order with the UNION and function-name positions the literal pass noted
   ctxQuote = 0;
