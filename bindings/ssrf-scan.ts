@@ -141,7 +141,10 @@ function isHex(c: number): boolean {
  * 7f000001.nip.io. The inward names resolve to 127.0.0.1, or redirect to the address encoded in
  * their subdomain: ways past a check on the host's spelling.)
  */
-function inwardHost(host: string, rule: InternalTargetRule): string | null {
+function inwardHost(name0: string, rule: InternalTargetRule): string | null {
+  // a fully qualified name ends with a dot ("localtest.me.", "127.0.0.1.nip.io."): the resolver
+  // answers as for the name without it
+  const host = name0.endsWith('.') ? name0.slice(0, -1) : name0;
   for (const name of rule.names) if (underName(host, name)) return 'loopback';
   for (const svc of rule.wildcard) {
     if (!(host.length > svc.length && underName(host, svc))) continue;
@@ -241,9 +244,12 @@ function judgeInside(url: string, scheme: string, rule: InternalTargetRule): boo
   // validateUrl's verdict and the host it parsed (one WHATWG parse, not two)
   const v = defaultUrlVerdict(asHttp);
   if (v.reason !== null && (INTERNAL_REASONS.has(v.reason) || v.reason === 'trailing-dot' || v.reason === 'userinfo')) {
-    let reason: string | null = v.reason;
-    if (reason === 'trailing-dot' || reason === 'userinfo') reason = internalHost(asHttp);
-    return reason !== null;
+    if (INTERNAL_REASONS.has(v.reason)) return true;
+    if (internalHost(asHttp) !== null) return true;
+    // validateUrl refuses the URL for its spelling alone: the host it reaches may still be an
+    // inward name ("http://localtest.me./", "http://x@127.0.0.1.nip.io/")
+    const host = hostOf(asHttp);
+    return host !== null && host !== '' && inwardInside(host, rule);
   }
   if (v.reason === 'invalid') {
     // a URL WHATWG refuses may still reach a lenient client: judge its first host-like token
@@ -259,13 +265,19 @@ function judgeInside(url: string, scheme: string, rule: InternalTargetRule): boo
   }
   if (v.reason === null) {
     const host = v.hostname;
-    const inward = host ? inwardHost(host, rule) : null;
-    if (inward === 'loopback') return true;
-    const ip = inward ?? (host ? wrappedIpv4(host) : null);
-    if (ip) {
-      const w = validateUrl(`http://${ip}/`);
-      return !w.ok && w.reason !== null && INTERNAL_REASONS.has(w.reason);
-    }
+    return host !== '' && host !== null && host !== undefined && inwardInside(host, rule);
+  }
+  return false;
+}
+
+/** A public-looking host that reaches inside: an inward name, a wildcard DNS name or a name wrapping an internal IPv4 address. */
+function inwardInside(host: string, rule: InternalTargetRule): boolean {
+  const inward = inwardHost(host, rule);
+  if (inward === 'loopback') return true;
+  const ip = inward ?? wrappedIpv4(host);
+  if (ip) {
+    const w = validateUrl(`http://${ip}/`);
+    return !w.ok && w.reason !== null && INTERNAL_REASONS.has(w.reason);
   }
   return false;
 }

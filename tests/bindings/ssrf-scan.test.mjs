@@ -22,6 +22,10 @@ const ATTACKS = [
   ['http://[::1]:80/', 'internal-target', 'IPv6 loopback'],
   ['http://[::ffff:127.0.0.1]/', 'internal-target', 'IPv4-mapped IPv6'],
   ['http://localhost./x', 'internal-target', 'trailing dot'],
+  ['http://localtest.me./', 'internal-target', 'trailing dot on a name that resolves to 127.0.0.1'],
+  ['http://127.0.0.1.nip.io./', 'internal-target', 'trailing dot on a wildcard DNS name'],
+  ['http://public.example@127.0.0.1.nip.io/', 'internal-target', 'userinfo before a wildcard DNS name'],
+  ['http://public.example@localtest.me/', 'internal-target', 'userinfo before a name that resolves to 127.0.0.1'],
   ['http://169.254.169.254.nip.io/', 'internal-target', 'wildcard DNS wrapping a metadata address'],
   ['http://shop.orders.10.1.2.3.nip.io/', 'internal-target', 'wildcard DNS: the address after other labels'],
   ['http://magic-127-0-0-1.sslip.io/admin', 'internal-target', 'wildcard DNS: the address dashed'],
@@ -47,7 +51,7 @@ const BENIGN = [
   'tel:+15551234567', 'https://user@github.com/org/repo.git', 'ftp://ftp.gnu.org/gnu/', 'HTTP://WWW.EXAMPLE.COM/X',
   'http://intranet-docs.example.org/guide', 'time 10:30:45', 'a: b: c', 'https://example.com/?q=1:2:3',
   'Category:File: notes', 'C:\\Users\\me\\file.txt', 'http://8.8.8.8/', 'https://[2606:4700::1111]/',
-  'http://8.8.8.8.nip.io/', 'https://app.93-184-216-34.sslip.io/', 'https://nip.io/', 'https://blog.example/why-we-use-nip.io',
+  'http://8.8.8.8.nip.io/', 'https://app.93-184-216-34.sslip.io/', 'https://nip.io/', 'https://www.example.com./search?q=x', 'http://8.8.8.8.nip.io./', 'https://blog.example/why-we-use-nip.io',
   'http://mylvh.me/', 'https://www.burpcollaborator.net/',
 ];
 
