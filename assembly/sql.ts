@@ -112,6 +112,7 @@ const A_LP: u8 = 13;
 const A_RP: u8 = 14;
 const A_COMMA: u8 = 15;
 const A_SEMI: u8 = 16;
+const A_LBRACK: u8 = 17; // SQL Server's quoted name [like this] before a name and ']', else an operator
 const LEX_ACT = memory.data(128);
 
 /** Fills the lexer's table (init). */
@@ -125,6 +126,7 @@ export function initSqlTables(): void {
     else if (isAlpha(c)) a = A_WORD;
     else if (c == 39 || c == 34) a = A_QUOTE;
     else if (c == 96) a = A_BTICK;
+    else if (c == 91) a = A_LBRACK;
     else if (isDigit(c)) a = A_DIGIT;
     else if (c == 46) a = A_DOT;
     else if (c == 95) a = A_NAME; // ('$' is a word unit, but starts no name: an operator-like T_OTHER)
@@ -283,6 +285,20 @@ function lexOp(c: u32, s: i32, glued: bool): i32 {
   return s + w;
 }
 
+/** The ']' that ends a bracketed name whose first unit is at i, or -1 (read at most 128 units). */
+function bracketNameEnd(i: i32): i32 {
+  if (i >= len) return -1;
+  const c0 = at(txt, i);
+  if (!(isAlpha(c0) || c0 == 95)) return -1;
+  const end = i + 128 < len ? i + 128 : len;
+  for (let k = i + 1; k < end; k++) {
+    const c = at(txt, k);
+    if (c == 93) return k;
+    if (!(isAlpha(c) || isDigit(c) || c == 95 || c == 36 || c == 32 || c == 46 || c == 45)) return -1;
+  }
+  return -1;
+}
+
 /**
  * Lexes txt from `from` into at most `maxTok` tokens (a window). quote != 0: the value starts
  * inside a string delimited by that quote (from is 0 then).
@@ -339,6 +355,16 @@ function lex(quote: u32, from: i32, maxTok: i32): void {
         while (k < len && at(txt, k) != 96) k++;
         push(T_BTICK, 0, s, k < len ? k + 1 : len, glued);
         i = k < len ? k + 1 : len;
+        break;
+      }
+      case A_LBRACK: {
+        // [name]: a quoted name as `name` is (SQL Server, Access, SQLite): a letter or '_' first,
+        // then name units, spaces and dots, and ']' within 128 units ("[users]", "[is_admin]",
+        // "[sys].[databases]" is two of them); anything else is punctuation as before
+        const k = bracketNameEnd(i + 1);
+        if (k < 0) { i = lexOp(c, s, glued); break; }
+        push(T_BTICK, 0, s, k + 1, glued);
+        i = k + 1;
         break;
       }
       case A_DOT: {
