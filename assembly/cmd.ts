@@ -430,14 +430,15 @@ function afterHostLead(i: i32): bool {
  * After the command word ending at e comes a plain word of letters and then the value's end,
  * white space or prose punctuation ("1.2.3.4; host unreachable", "10.0.0.1 | mail relay"), or a
  * note after '#' ("10.0.0.5|mail # relay"): the line reads as a log or inventory line, not as a
- * command with a file or an option. Reads at most the next word.
+ * command with a file or an option. A '#' with nothing after it is no note but a shell comment that
+ * cuts off the rest of the line ("127.0.0.1; id #"). Reads at most the next word.
  */
 function plainWordAfter(e: i32): bool {
   let k = e;
   while (k < len && blank(at(txt, k))) k++;
   if (k >= len) return false;
   const c = at(txt, k);
-  if (c == 35) return true;
+  if (c == 35) return !commentEnds(k + 1);
   if (!isAlpha(c)) return false;
   while (k < len && isAlpha(at(txt, k))) k++;
   if (k >= len) return true;
