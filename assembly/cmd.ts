@@ -430,20 +430,32 @@ function afterHostLead(i: i32): bool {
  * After the command word ending at e comes a plain word of letters and then the value's end,
  * white space or prose punctuation ("1.2.3.4; host unreachable", "10.0.0.1 | mail relay"), or a
  * note after '#' ("10.0.0.5|mail # relay"): the line reads as a log or inventory line, not as a
- * command with a file or an option. A '#' with nothing after it is no note but a shell comment that
- * cuts off the rest of the line ("127.0.0.1; id #"). Reads at most the next word.
+ * command with a file or an option. A '#' with no letter or digit after it on its line is no note
+ * but a shell comment that cuts off the rest of the line ("127.0.0.1; id #", "... #\n", "... ##").
+ * Reads at most the next word, or 64 units after a '#'.
  */
 function plainWordAfter(e: i32): bool {
   let k = e;
   while (k < len && blank(at(txt, k))) k++;
   if (k >= len) return false;
   const c = at(txt, k);
-  if (c == 35) return !commentEnds(k + 1);
+  if (c == 35) return noteAfter(k + 1);
   if (!isAlpha(c)) return false;
   while (k < len && isAlpha(at(txt, k))) k++;
   if (k >= len) return true;
   const d = at(txt, k);
   return blank(d) || d == 44 || d == 33 || d == 63 || d == 41;
+}
+
+/** After a '#' (at i - 1), a letter or digit before the line's end (at most 64 units read): a note ("# relay", "#5"). */
+function noteAfter(i: i32): bool {
+  const end = i + 64 < len ? i + 64 : len;
+  for (let k = i; k < end; k++) {
+    const c = at(txt, k);
+    if (c == 10 || c == 13) return false;
+    if (isAlnum(c)) return true;
+  }
+  return false;
 }
 
 /** The first unit sep (';', '&' or '|') of the value: one search per value and kind. */
@@ -455,13 +467,14 @@ function firstOf(sep: u32): i32 {
 }
 
 /**
- * After a spaced '#' (at i - 1): the value ends there, white space and quotes aside ("; id #",
- * "|id # '"): a shell comment that hides the rest of the command line. Not a note that goes on
- * ("10.0.0.5|mail # relay", "|File # |Date|"). Reads the run of white space and quotes once.
+ * After a spaced '#' (at i - 1): the value ends there, white space, line breaks and quotes aside
+ * ("; id #", "|id # '", "; id #\n"): a shell comment that hides the rest of the command line.
+ * Not a note that goes on ("10.0.0.5|mail # relay", "|File # |Date|"). Reads the run of white
+ * space and quotes once.
  */
 function commentEnds(i: i32): bool {
   let k = i;
-  while (k < len && (blank(at(txt, k)) || isQuote(at(txt, k)))) k++;
+  while (k < len && (blank(at(txt, k)) || isQuote(at(txt, k)) || at(txt, k) == 10 || at(txt, k) == 13)) k++;
   return k >= len;
 }
 

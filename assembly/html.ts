@@ -1,8 +1,10 @@
-// XSS detection over an HTML tokenization of the decoded value: tags and their names,
-// attributes with quoted/unquoted values, comments, and URL schemes with the characters
-// browsers ignore inside them. Judges structure (which tag, which attribute, which scheme),
-// never raw substrings of the whole value. Linear: every construct is consumed once, and the
-// one rescan (of a construct left open at the end of input) happens at most once per value.
+// XSS detection over an HTML tokenization of the decoded value (and, when decoding made a quote
+// or '>', of the value as given and of the first decode pass's text: index.ts,
+// markupBeforeDecoding): tags and their names, attributes with quoted/unquoted values, comments,
+// and URL schemes with the characters browsers ignore inside them. Judges structure (which tag,
+// which attribute, which scheme), never raw substrings of the whole value. Linear: every
+// construct is consumed once, and the one rescan (of a construct left open at the end of input)
+// happens at most once per text read (at most three texts per value).
 
 import { at, lower, lowerLiteralIs, lowerWordIs, isAlpha, isAlnum, isDigit, isSpace, find1, find4, findP, countOf, punctValid, punctWord, splat8, P_LT, P_QUOTE, P_COLON, P_SQL } from './text';
 import {

@@ -1,7 +1,10 @@
 // shield.wasm exports (ABI version 1, documented in ABI.md). One scan call per request:
 // the host packs every value into one batch and reads every finding from one result table.
 
-import { loadRules, rulesLoaded, setRuleEnabled, enabledRule, K_DECODE_EXCESS, K_LIMIT_OVERSIZE } from './rules';
+import {
+  loadRules, rulesLoaded, setRuleEnabled, enabledRule, K_DECODE_EXCESS, K_LIMIT_OVERSIZE, K_HTML_TAG, K_HTML_EVENT_ATTR, K_HTML_ATTR_NAME,
+  K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR, K_ATTR_BREAKOUT, K_JS_BREAKOUT,
+} from './rules';
 import { arenaReset, arenaAlloc, arenaMark, arenaRelease, ensure, setPageLimit, arenaCommit } from './mem';
 import { resultsInit, resultBytes, resultPtr, resultCount, beginValue, setText, setWholeSpan, emit, MAX_PER_BATCH, MAX_PER_VALUE } from './findings';
 import { runPipeline, runPipelineClassified, outPtr, outLen, excess, roundCount, roundPtr, roundLen } from './pipeline';
@@ -155,26 +158,72 @@ function valueAt(i: u32): bool {
 }
 
 /**
- * The markup of the value as given and of every text between it and its decoded form (after
- * each decode pass and each NFKC pass that changed it: pipeline.ts), read by the XSS detector
- * after every other detector has read the decoded text. A browser reads the tags of the text it
- * is given, where an entity, escape or fullwidth character that decoding turns into a quote or
- * '>' is still part of an attribute value: decoded, `<svg x=&quot; y onload="...">` quotes its
- * handler away (`x=" y onload="`); as given, `onload` is an attribute. Only views that hold a
- * '<'; a rule that fired on the decoded text is not reported again, and a finding of these views
- * spans the whole decoded value (offsets slice the decoded value, whatever view it came from).
+ * The markup of the value before decoding, read by the XSS detector after every other detector
+ * has read the decoded text. A browser reads the tags of the text it is given, where an entity,
+ * escape or fullwidth character that decoding turns into a quote or '>' is still part of an
+ * attribute value: decoded, `<svg x=&quot; y onload="...">` quotes its handler away (`x=" y
+ * onload="`); as given, `onload` is an attribute. The texts read (pipeline.ts notes each one a
+ * pass changed): the value as given (what an application reflects), the text after the first
+ * decode pass (what one that decodes once more reflects: `%3Csvg x=&amp;quot; ...`), and the last
+ * text before decoding made its last quote or '>' (one that decodes once less than the engine:
+ * `%253Csvg%2520x%253D%2526quot%253B...`). A text is read only when it holds a '<' and has fewer
+ * quotes and '>' than the decoded text (decoding made one after it; it never removes one), and
+ * only when an XSS rule is on: at most three more XSS passes, only for values that decode. A rule
+ * that fired on the decoded text is not reported again, and a finding of these texts spans the
+ * whole decoded value (offsets slice the decoded value, whatever text it came from).
  */
-function markupBeforeDecoding(): void {
-  setWholeSpan(true);
-  for (let k = -1; k < roundCount - 1; k++) {
-    const vp = k < 0 ? vPtr : roundPtr(k);
-    const vl = k < 0 ? vLen : roundLen(k);
-    const m = classify(vp, vl);
-    if ((m & C_LT) == 0) continue;
-    punctReset();
-    scanXss(vp, vl, m);
+function markupBeforeDecoding(p: usize, n: i32): void {
+  if (!xssOn) return;
+  // the quotes and '>' of the decoded text, counted once
+  const q = markupQuotes(p, n);
+  // the last noted text before the decoded one with fewer (read from the end: usually one step)
+  let last = -2;
+  for (let k = roundCount - 2; k >= 1; k--) {
+    if (markupQuotes(roundPtr(k), roundLen(k)) < q) { last = k; break; }
   }
+  setWholeSpan(true);
+  markupView(vPtr, vLen, q, true);
+  if (roundCount >= 2) markupView(roundPtr(0), roundLen(0), q, true);
+  if (last >= 1) markupView(roundPtr(last), roundLen(last), q, false);
   setWholeSpan(false);
+}
+
+/** The quotes (" ' `) and '>' of p[0, n), eight units at a time (one pass). */
+function markupQuotes(p: usize, n: i32): i32 {
+  const dq = i16x8.splat(34);
+  const sq = i16x8.splat(39);
+  const bq = i16x8.splat(96);
+  const gt = i16x8.splat(62);
+  let total = 0;
+  let i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const v = v128.load(p + (<usize>i << 1));
+    const m = v128.or(v128.or(i16x8.eq(v, dq), i16x8.eq(v, sq)), v128.or(i16x8.eq(v, bq), i16x8.eq(v, gt)));
+    total += <i32>popcnt(i16x8.bitmask(m));
+  }
+  for (; i < n; i++) {
+    const c = load<u16>(p + (<usize>i << 1));
+    if (c == 34 || c == 39 || c == 96 || c == 62) total++;
+  }
+  return total;
+}
+
+/** Reads the markup of one text; `count`: its quotes and '>' are still to be compared with q. */
+function markupView(vp: usize, vl: i32, q: i32, count: bool): void {
+  const m = classify(vp, vl);
+  if ((m & C_LT) == 0) return;
+  if (count && markupQuotes(vp, vl) >= q) return;
+  punctReset();
+  scanXss(vp, vl, m);
+}
+
+/** Some rule the XSS detector reads is on (set per batch by scan_batch). */
+let xssOn = true;
+
+function anyXssRule(): bool {
+  return enabledRule(K_HTML_TAG) >= 0 || enabledRule(K_HTML_EVENT_ATTR) >= 0 || enabledRule(K_HTML_ATTR_NAME) >= 0 ||
+    enabledRule(K_URL_SCHEME) >= 0 || enabledRule(K_DATA_URL) >= 0 || enabledRule(K_CSS_EXPR) >= 0 ||
+    enabledRule(K_ATTR_BREAKOUT) >= 0 || enabledRule(K_JS_BREAKOUT) >= 0;
 }
 
 export function scan_batch(): i32 {
@@ -183,6 +232,7 @@ export function scan_batch(): i32 {
   for (let i: u32 = 0; i < count; i++) if (!valueAt(i)) return -1;
   const rOversize = enabledRule(K_LIMIT_OVERSIZE);
   const rExcess = enabledRule(K_DECODE_EXCESS);
+  xssOn = anyXssRule();
   for (let i: u32 = 0; i < count; i++) {
     valueAt(i);
     beginValue(<i32>i, vPtr, vLen);
@@ -238,7 +288,7 @@ export function scan_batch(): i32 {
     if ((mask & XXE_CLASSES) == XXE_CLASSES) scanXxe(p, n, mask);
     if (cmdWanted(p, n, mask)) scanCmd(p, n, mask);
     scanPath(p, n, mask);
-    if (p != vPtr) markupBeforeDecoding();
+    if (p != vPtr) markupBeforeDecoding(p, n);
     punctReset();
     arenaRelease(mark);
   }

@@ -16,7 +16,8 @@ export let excess = false;
 // Every text between the value and outPtr/outLen: after each round's decode pass and after its
 // NFKC pass, when that pass changed the text (the last is the result itself). What an application
 // that decodes fewer times than the engine, or does not normalize, would reflect: scan_batch
-// reads their markup again. In the arena, valid until the value's arena mark is released.
+// reads the markup of the first one again (markupBeforeDecoding). In the arena, valid until the
+// value's arena mark is released.
 export let roundCount = 0;
 const ROUND_PTRS = memory.data(MAX_ROUNDS * 2 * 4);
 const ROUND_LENS = memory.data(MAX_ROUNDS * 2 * 4);

@@ -311,7 +311,8 @@ function lex(quote: u32, from: i32, maxTok: i32): void {
   let i = from;
   let glued = false;
   if (quote != 0) {
-    // the string the value was pasted into: up to the first unescaped quote (scanSql found it)
+    // the string the value was pasted into: up to the quote scanSql found (the first unescaped
+    // one; for escapedQuoteContext's window, the first one with a backslash before it)
     const k = quote == 39 ? sqAt : dqAt;
     if (k < 0) { push(T_USTR, 0, 0, len, false); lexEnd = len; return; }
     push(T_STR, 0, 0, k + 1, false);
@@ -2371,7 +2372,8 @@ function startsLikeSql(): bool {
 const QUICK_WINDOW = 8; // tokens lexed first after a quote, to see whether a breakout can start there
 
 // The quote of each kind that the quote contexts read as closing the application's string: the
-// value's first unescaped ' and " (sqAt, dqAt; -1 when there is none). sqBreak and dqBreak are the
+// value's first unescaped ' and " (sqAt, dqAt; -1 when there is none; escapedQuoteContext sets
+// them to a backslash-escaped quote for its one window, then back). sqBreak and dqBreak are the
 // same until a window's second reading from there has been made (then -1: once per quote kind).
 let sqAt: i32 = -1;
 let dqAt: i32 = -1;
@@ -2520,10 +2522,12 @@ function judgedByNone(c: i32): bool {
 
 /**
  * Runs every SQL rule over text[0, n). Nothing is lexed whole: windows of tokens are lexed
- * where SQL can start. The value's start (when it begins like SQL), the text after its first
- * quote of each kind (leaving a string), and anchors for the context-free judges: ';' , '=',
- * '(' , '/*', UNION, EXEC. Windows never re-lex what an earlier window judged, so the work stays
- * linear in the value.
+ * where SQL can start. The value's start (when it begins like SQL, unless it is a number and a
+ * plain word: plainAfterNumber), the text after its first quote of each kind (leaving a string)
+ * and after its first backslash-escaped one when that comes first (escapedQuoteContext), and
+ * anchors for the context-free judges: ';' , '=', '(' , '/*', UNION, EXEC. The anchored windows
+ * never re-lex what an earlier window judged; the quote windows are at most four per value, each
+ * bounded; so the work stays linear in the value.
  */
 export function scanSql(p: usize, n: i32, mask: u32): void {
   txt = p;

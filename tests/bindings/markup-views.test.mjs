@@ -1,5 +1,6 @@
-// The XSS detector reads the markup of a value as given, and of every text between it and its
-// decoded form, as well as the decoded text (assembly/index.ts, markupBeforeDecoding). A browser
+// The XSS detector reads the markup of a value as given, and of the text after the first decode
+// pass, as well as the decoded text, when decoding made a quote or '>' (assembly/index.ts,
+// markupBeforeDecoding). A browser
 // reads the tags of the text it receives: an entity, an escape or a fullwidth character that the
 // engine's decoding turns into a quote or '>' is, for the browser, part of an attribute value,
 // so the decoded text alone can quote a live handler away.
