@@ -72,6 +72,11 @@ export function setWholeSpan(on: bool): void {
   wholeSpan = on;
 }
 
+/** Findings recorded for the current value so far. */
+export function valueFindingCount(): i32 {
+  return curCount;
+}
+
 /** True when rule r already fired for the current value (detectors may stop early). */
 @inline export function fired(r: i32): bool {
   return load<u32>(ruleStamp + (<usize>r << 2)) == stamp;

@@ -6,7 +6,9 @@ import {
   K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR, K_ATTR_BREAKOUT, K_JS_BREAKOUT,
 } from './rules';
 import { arenaReset, arenaAlloc, arenaMark, arenaRelease, ensure, setPageLimit, arenaCommit } from './mem';
-import { resultsInit, resultBytes, resultPtr, resultCount, beginValue, setText, setWholeSpan, emit, MAX_PER_BATCH, MAX_PER_VALUE } from './findings';
+import {
+  resultsInit, resultBytes, resultPtr, resultCount, beginValue, setText, setWholeSpan, valueFindingCount, emit, MAX_PER_BATCH, MAX_PER_VALUE,
+} from './findings';
 import { runPipeline, runPipelineClassified, outPtr, outLen, excess, roundCount, roundPtr, roundLen } from './pipeline';
 import { scanXss, xssWanted, resetCssCache, initHtmlTables } from './html';
 import { scanSql, initSqlTables } from './sql';
@@ -168,9 +170,10 @@ function valueAt(i: u32): bool {
  * text before decoding made its last quote or '>' (one that decodes once less than the engine:
  * `%253Csvg%2520x%253D%2526quot%253B...`). A text is read only when it holds a '<' and has fewer
  * quotes and '>' than the decoded text (decoding made one after it; it never removes one), and
- * only when an XSS rule is on: at most three more XSS passes, only for values that decode. A rule
- * that fired on the decoded text is not reported again, and a finding of these texts spans the
- * whole decoded value (offsets slice the decoded value, whatever text it came from).
+ * only when an XSS rule is on: at most three more XSS passes, only for values that decode and
+ * have no finding yet (a value with one is sanitized or refused whole anyway; attack text, most of
+ * which decodes, costs no more). A finding of these texts spans the whole decoded value (offsets
+ * slice the decoded value, whatever text it came from).
  */
 function markupBeforeDecoding(p: usize, n: i32): void {
   if (!xssOn) return;
@@ -288,7 +291,8 @@ export function scan_batch(): i32 {
     if ((mask & XXE_CLASSES) == XXE_CLASSES) scanXxe(p, n, mask);
     if (cmdWanted(p, n, mask)) scanCmd(p, n, mask);
     scanPath(p, n, mask);
-    if (p != vPtr) markupBeforeDecoding(p, n);
+    // (a value with a finding is already sanitized or refused whole: only a clean one needs them)
+    if (p != vPtr && valueFindingCount() == 0) markupBeforeDecoding(p, n);
     punctReset();
     arenaRelease(mark);
   }
