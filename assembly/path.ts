@@ -73,7 +73,29 @@ function traversal(r: i32): void {
 function files(r: i32): bool {
   let s0 = 0;
   while (s0 < len && at(txt, s0) <= 32) s0++;
+  // a POSIX path reads "//" and "/./" as "/": "//etc//passwd" and "/./etc/./passwd" are
+  // /etc/passwd (the anchored params start at the last '/' of such a run). Not before a name
+  // with a dot: "//apache.org/x" is a URL without its scheme.
+  const s1 = s0;
+  while (s0 + 1 < len && at(txt, s0) == 47) {
+    const c = at(txt, s0 + 1);
+    if (c == 47) s0++;
+    else if (c == 46 && s0 + 2 < len && at(txt, s0 + 2) == 47) s0 += 2;
+    else break;
+  }
+  if (s0 > s1 && dottedSegment(s0 + 1)) s0 = s1;
   return anchoredFiles(r, paramCount(r), s0);
+}
+
+/** The segment from i (up to the next '/' or '\\', at most 256 units) holds a '.'. */
+function dottedSegment(i: i32): bool {
+  const end = i + 256 < len ? i + 256 : len;
+  for (let k = i; k < end; k++) {
+    const c = at(txt, k);
+    if (c == 47 || c == 92) return false;
+    if (c == 46) return true;
+  }
+  return false;
 }
 
 // Anchored params (a leading '^') per rule, found once: {u16 param} lists.
