@@ -64,4 +64,17 @@ describe('operator keys written as JavaScript or query-string keys in any value'
     expect(scan("';sleep(5000);").map((f) => f.rule)).toContain('patterns.nosql.where-injection');
     expect(scan('";sleep(5000);"').map((f) => f.rule)).toContain('patterns.nosql.where-injection');
   });
+
+  it.each([
+    "'; return true; var dummy='", "' ; return true //", '"; return true; //', "'; sleep(5000); var x='",
+  ])('a $where string ended with a space after the semicolon: %s', (v) => {
+    expect(scan(v).map((f) => f.rule)).toContain('patterns.nosql.where-injection');
+  });
+
+  it.each([
+    'Keep the box; return it within 30 days', 'Keep the box; return this item by Friday',
+    "It's fine; return true to form", 'If you hate it; return this.',
+  ])('prose with a semicolon and "return": %s', (v) => {
+    expect(scan(v).map((f) => f.rule)).not.toContain('patterns.nosql.where-injection');
+  });
 });
