@@ -296,8 +296,10 @@ let len = 0;
 export let sawHexByte = false;
 
 /** A character of an identifier; non-ASCII counts (as in JavaScript and SQL names, and as the candidate search sees it). */
+// (non-ASCII counts as part of a JavaScript name, but for the line terminators U+2028 and U+2029
+// and U+1680, white space to JavaScript that NFKC leaves as it is: "'\u2028alert(1)//" is a call)
 @inline function isIdent(c: u32): bool {
-  return isAlnum(c) || c == 95 || c == 36 || c >= 0x80;
+  return isAlnum(c) || c == 95 || c == 36 || (c >= 0x80 && c != 0x2028 && c != 0x2029 && c != 0x1680);
 }
 
 @inline function isSep(c: u32): bool {
