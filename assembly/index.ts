@@ -3,7 +3,7 @@
 
 import {
   loadRules, rulesLoaded, setRuleEnabled, enabledRule, K_DECODE_EXCESS, K_LIMIT_OVERSIZE, K_HTML_TAG, K_HTML_EVENT_ATTR, K_HTML_ATTR_NAME,
-  K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR, K_ATTR_BREAKOUT, K_JS_BREAKOUT,
+  K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR, K_ATTR_BREAKOUT, K_JS_BREAKOUT, K_JS_CALL,
 } from './rules';
 import { arenaReset, arenaAlloc, arenaMark, arenaRelease, ensure, setPageLimit, arenaCommit } from './mem';
 import {
@@ -21,7 +21,7 @@ import { scanPath, resetPathCaches } from './path';
 import { scanLiterals, buildLiterals, literalFront, literalVerify, frontStopped, VECTOR_MIN } from './literals';
 import { classify, C_LT, C_PCT, C_AMP, C_NONASCII, C_COLON, C_SLASH, C_BSLASH, C_DQ, C_DOLLAR, C_LBRACK } from './classes';
 import { sanitize, sanitizedPtr } from './sanitize';
-import { punctReset, initText } from './text';
+import { punctReset, initText, isHex, hexVal } from './text';
 import { DEFAULT_RULES, DEFAULT_RULES_LEN } from './generated/rules-blob';
 
 @external('env', 'abort')
@@ -220,6 +220,115 @@ function markupView(vp: usize, vl: i32, q: i32, count: bool): void {
   scanXss(vp, vl, m);
 }
 
+/**
+ * JavaScript escapes in the decoded value (`\u0061lert(1)`, `\u{61}lert`, `javascript\x3aprint()`,
+ * `\152avascript:`): a value that lands in a script, or in a JavaScript string that becomes a URL,
+ * runs what they spell. For a value with no finding yet that holds one, the text with \uXXXX,
+ * \u{...}, \xXX and octal escapes undone is read by the listed-call literals and the XSS
+ * detector. Only such values (a backslash before 'u', 'x' or a digit); one pass to undo them,
+ * then one literal pass and one XSS pass; findings span the whole decoded value.
+ */
+function scriptEscapes(p: usize, n: i32): void {
+  if (!xssOn && enabledRule(K_JS_CALL) < 0) return;
+  let first = -1;
+  for (let k = 0; k + 1 < n; k++) {
+    if (load<u16>(p + (<usize>k << 1)) != 92) continue;
+    const c = <u32>load<u16>(p + (<usize>(k + 1) << 1));
+    if (c == 117 || c == 120 || c - 48 < 8) { first = k; break; }
+    k++; // (an escaped backslash, or another escape: past it)
+  }
+  if (first < 0) return;
+  const out = arenaAlloc((<usize>n + 8) << 1);
+  const m = undoScriptEscapes(p, n, out);
+  if (m < 0) return;
+  setWholeSpan(true);
+  punctReset();
+  scanLiterals(out, m, K_JS_CALL);
+  const mask = classify(out, m);
+  if (xssOn && xssWanted(mask)) {
+    punctReset();
+    scanXss(out, m, mask);
+  }
+  setWholeSpan(false);
+}
+
+@inline function unitAt(p: usize, k: i32): u32 {
+  return <u32>load<u16>(p + (<usize>k << 1));
+}
+
+/** The hex digits at p[k, k + count) as a number, or -1 when one is not a hex digit. */
+function hexRun(p: usize, n: i32, k: i32, count: i32): i32 {
+  if (k + count > n) return -1;
+  let v = 0;
+  for (let j = 0; j < count; j++) {
+    const c = unitAt(p, k + j);
+    if (!isHex(c)) return -1;
+    v = (v << 4) | <i32>hexVal(c);
+  }
+  return v;
+}
+
+/**
+ * p[0, n) with JavaScript's \uXXXX, \u{H...} (at most 6 digits, up to U+10FFFF), \xXX and octal
+ * (one to three digits, up to \377) escapes undone, into out (room for n units: nothing grows);
+ * every other unit, other escapes among them, as it is. Returns the length, or -1 when nothing
+ * was undone. One pass.
+ */
+function undoScriptEscapes(p: usize, n: i32, out: usize): i32 {
+  let o = 0;
+  let changed = false;
+  let k = 0;
+  while (k < n) {
+    const c = unitAt(p, k);
+    if (c != 92 || k + 1 >= n) { store<u16>(out + (<usize>o << 1), <u16>c); o++; k++; continue; }
+    const d = unitAt(p, k + 1);
+    let v = -1;
+    let used = 0;
+    if (d == 117) {
+      if (k + 2 < n && unitAt(p, k + 2) == 123) {
+        // \u{H...}: one to six digits and '}'
+        let e = k + 3;
+        let w = 0;
+        while (e < n && e - k - 3 < 7 && isHex(unitAt(p, e))) { w = (w << 4) | <i32>hexVal(unitAt(p, e)); e++; }
+        if (e > k + 3 && e - k - 3 <= 6 && e < n && unitAt(p, e) == 125 && w <= 0x10ffff) { v = w; used = e + 1 - k; }
+      } else {
+        const w = hexRun(p, n, k + 2, 4);
+        if (w >= 0) { v = w; used = 6; }
+      }
+    } else if (d == 120) {
+      const w = hexRun(p, n, k + 2, 2);
+      if (w >= 0) { v = w; used = 4; }
+    } else if (d - 48 < 8) {
+      // octal: up to three digits while the value stays at most 0o377
+      let w = <i32>(d - 48);
+      let e = k + 2;
+      while (e < n && e - k - 1 < 3 && unitAt(p, e) - 48 < 8 && (w << 3) + <i32>(unitAt(p, e) - 48) <= 255) { w = (w << 3) + <i32>(unitAt(p, e) - 48); e++; }
+      v = w;
+      used = e - k;
+    } else if (d == 92) {
+      // an escaped backslash: both units as they are
+      store<u16>(out + (<usize>o << 1), 92);
+      store<u16>(out + (<usize>(o + 1) << 1), 92);
+      o += 2;
+      k += 2;
+      continue;
+    }
+    if (v < 0) { store<u16>(out + (<usize>o << 1), <u16>c); o++; k++; continue; }
+    if (v > 0xffff) {
+      const x = v - 0x10000;
+      store<u16>(out + (<usize>o << 1), <u16>(0xd800 + (x >> 10)));
+      store<u16>(out + (<usize>(o + 1) << 1), <u16>(0xdc00 + (x & 0x3ff)));
+      o += 2;
+    } else {
+      store<u16>(out + (<usize>o << 1), <u16>v);
+      o++;
+    }
+    changed = true;
+    k += used;
+  }
+  return changed ? o : -1;
+}
+
 /** Some rule the XSS detector reads is on (set per batch by scan_batch). */
 let xssOn = true;
 
@@ -293,6 +402,7 @@ export function scan_batch(): i32 {
     scanPath(p, n, mask);
     // (a value with a finding is already sanitized or refused whole: only a clean one needs them)
     if (p != vPtr && valueFindingCount() == 0) markupBeforeDecoding(p, n);
+    if ((mask & C_BSLASH) != 0 && valueFindingCount() == 0) scriptEscapes(p, n);
     punctReset();
     arenaRelease(mark);
   }
