@@ -230,14 +230,14 @@ function markupView(vp: usize, vl: i32, q: i32, count: bool): void {
  */
 function scriptEscapes(p: usize, n: i32): void {
   if (!xssOn && enabledRule(K_JS_CALL) < 0) return;
-  let first = -1;
+  let any = false;
   for (let k = 0; k + 1 < n; k++) {
     if (load<u16>(p + (<usize>k << 1)) != 92) continue;
     const c = <u32>load<u16>(p + (<usize>(k + 1) << 1));
-    if (c == 117 || c == 120 || c - 48 < 8) { first = k; break; }
+    if (c == 117 || c == 120 || c - 48 < 8) { any = true; break; }
     k++; // (an escaped backslash, or another escape: past it)
   }
-  if (first < 0) return;
+  if (!any) return;
   const out = arenaAlloc((<usize>n + 8) << 1);
   const m = undoScriptEscapes(p, n, out);
   if (m < 0) return;
@@ -286,11 +286,11 @@ function undoScriptEscapes(p: usize, n: i32, out: usize): i32 {
     let used = 0;
     if (d == 117) {
       if (k + 2 < n && unitAt(p, k + 2) == 123) {
-        // \u{H...}: one to six digits and '}'
+        // \u{H...}: hex digits (leading zeros allowed, at most 16 read) and '}', up to U+10FFFF
         let e = k + 3;
         let w = 0;
-        while (e < n && e - k - 3 < 7 && isHex(unitAt(p, e))) { w = (w << 4) | <i32>hexVal(unitAt(p, e)); e++; }
-        if (e > k + 3 && e - k - 3 <= 6 && e < n && unitAt(p, e) == 125 && w <= 0x10ffff) { v = w; used = e + 1 - k; }
+        while (e < n && e - k - 3 < 16 && isHex(unitAt(p, e)) && w <= 0x10ffff) { w = (w << 4) | <i32>hexVal(unitAt(p, e)); e++; }
+        if (e > k + 3 && e < n && unitAt(p, e) == 125 && w <= 0x10ffff) { v = w; used = e + 1 - k; }
       } else {
         const w = hexRun(p, n, k + 2, 4);
         if (w >= 0) { v = w; used = 6; }

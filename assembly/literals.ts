@@ -296,10 +296,17 @@ let len = 0;
 export let sawHexByte = false;
 
 /** A character of an identifier; non-ASCII counts (as in JavaScript and SQL names, and as the candidate search sees it). */
-// (non-ASCII counts as part of a JavaScript name, but for the line terminators U+2028 and U+2029
-// and U+1680, white space to JavaScript that NFKC leaves as it is: "'\u2028alert(1)//" is a call)
+// (non-ASCII counts as part of a JavaScript name, but for JavaScript's line terminators U+2028
+// and U+2029 and its white space: "'\u2028alert(1)//" is a call; NFKC makes most of that white
+// space a plain space, not U+1680, nor what an escape spells once undone: scriptEscapes)
 @inline function isIdent(c: u32): bool {
-  return isAlnum(c) || c == 95 || c == 36 || (c >= 0x80 && c != 0x2028 && c != 0x2029 && c != 0x1680);
+  return isAlnum(c) || c == 95 || c == 36 || (c >= 0x80 && !jsSpace(c));
+}
+
+/** Non-ASCII white space and line terminators to JavaScript (Zs, U+FEFF, U+2028, U+2029). */
+@inline function jsSpace(c: u32): bool {
+  return c == 0xa0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 || c == 0x202f ||
+    c == 0x205f || c == 0x3000 || c == 0xfeff;
 }
 
 @inline function isSep(c: u32): bool {

@@ -74,26 +74,31 @@ function files(r: i32): bool {
   let s0 = 0;
   while (s0 < len && at(txt, s0) <= 32) s0++;
   // a POSIX path reads "//" and "/./" as "/": "//etc//passwd" and "/./etc/./passwd" are
-  // /etc/passwd (the anchored params start at the last '/' of such a run). Not before a name
-  // with a dot: "//apache.org/x" is a URL without its scheme.
+  // /etc/passwd (the anchored params start at the last '/' of such a run). A leading "//" alone
+  // also starts a network path ("//fileserver/share", "//srv/builds": a CIFS mount's source) or a
+  // URL without its scheme ("//apache.org/x"): it counts only when the path doubles a '/' or has
+  // a "/./" further on too, which no share name needs.
   const s1 = s0;
+  let doubled = false;
   while (s0 + 1 < len && at(txt, s0) == 47) {
     const c = at(txt, s0 + 1);
-    if (c == 47) s0++;
+    if (c == 47) { s0++; doubled = true; }
     else if (c == 46 && s0 + 2 < len && at(txt, s0 + 2) == 47) s0 += 2;
     else break;
   }
-  if (s0 > s1 && dottedSegment(s0 + 1)) s0 = s1;
+  if (doubled && !redundantSeparator(s0 + 1)) s0 = s1;
   return anchoredFiles(r, paramCount(r), s0);
 }
 
-/** The segment from i (up to the next '/' or '\\', at most 256 units) holds a '.'. */
-function dottedSegment(i: i32): bool {
+/** From i to the path's end (white space, at most 256 units): a "//" or a "/./". */
+function redundantSeparator(i: i32): bool {
   const end = i + 256 < len ? i + 256 : len;
-  for (let k = i; k < end; k++) {
+  for (let k = i; k + 1 < end; k++) {
     const c = at(txt, k);
-    if (c == 47 || c == 92) return false;
-    if (c == 46) return true;
+    if (c <= 32) return false;
+    if (c != 47) continue;
+    const d = at(txt, k + 1);
+    if (d == 47 || (d == 46 && k + 2 < end && at(txt, k + 2) == 47)) return true;
   }
   return false;
 }

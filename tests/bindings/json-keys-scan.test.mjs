@@ -73,8 +73,9 @@ describe('operator keys written as JavaScript or query-string keys in any value'
 
   it.each([
     'Keep the box; return it within 30 days', 'Keep the box; return this item by Friday',
-    "It's fine; return true to form", 'If you hate it; return this.',
-  ])('prose with a semicolon and "return": %s', (v) => {
+    "It's fine; return true to form", 'If you hate it; return this.', 'if (ok) { save(); return true; }',
+    'doIt(); return true // done',
+  ])('prose and code with a semicolon and "return": %s', (v) => {
     expect(scan(v).map((f) => f.rule)).not.toContain('patterns.nosql.where-injection');
   });
 });

@@ -18,6 +18,9 @@ describe('JavaScript escapes', () => {
     ['javascript\\u003aprint()', 'patterns.xss.js-url', 'a unicode escape of the colon'],
     ['\\152avascript:print()', 'patterns.xss.js-url', 'an octal escape of a letter'],
     ['{"redirect":"javascript\\u003aprint()"}', 'patterns.xss.js-url', 'in a JSON value'],
+    ['1;\\u00a0alert(1)', 'patterns.xss.js-call', 'an escaped no-break space (white space to JavaScript) before the call'],
+    ['1;\\u3000alert(1)', 'patterns.xss.js-call', 'an escaped ideographic space'],
+    ['\\u{0000061}lert(1)', 'patterns.xss.js-call', 'leading zeros in the braced form'],
   ])('%s: %s (%s)', (v, rule) => {
     expect(rules(v)).toContain(rule);
   });
