@@ -269,7 +269,7 @@ function hexRun(p: usize, n: i32, k: i32, count: i32): i32 {
 }
 
 /**
- * p[0, n) with JavaScript's \uXXXX, \u{H...} (at most 6 digits, up to U+10FFFF), \xXX and octal
+ * p[0, n) with JavaScript's \uXXXX, \u{H...} (up to U+10FFFF, leading zeros allowed), \xXX and octal
  * (one to three digits, up to \377) escapes undone, into out (room for n units: nothing grows);
  * every other unit, other escapes among them, as it is. Returns the length, or -1 when nothing
  * was undone. One pass.
