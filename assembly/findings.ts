@@ -66,7 +66,7 @@ export function setText(text: usize, len: i32): void {
  * Findings read from another view of the value (its markup before decoding: scan_batch) span the
  * whole current text, so that offsets still slice the decoded value (the ABI's contract).
  */
-export let wholeSpan = false;
+let wholeSpan = false;
 
 export function setWholeSpan(on: bool): void {
   wholeSpan = on;

@@ -6,7 +6,10 @@
 // construct is consumed once, and the one rescan (of a construct left open at the end of input)
 // happens at most once per text read (at most three texts per value).
 
-import { at, lower, lowerLiteralIs, lowerWordIs, isAlpha, isAlnum, isDigit, isSpace, find1, find4, findP, countOf, punctValid, punctWord, splat8, P_LT, P_QUOTE, P_COLON, P_SQL } from './text';
+import {
+  at, lower, lowerLiteralIs, lowerWordIs, isAlpha, isAlnum, isDigit, isSpace, isHex, isUniSpace, jsEscapeIn, escVal, escLen, find1, find4, findP,
+  countOf, punctValid, punctWord, splat8, P_LT, P_QUOTE, P_COLON, P_SQL,
+} from './text';
 import {
   K_HTML_TAG, K_HTML_EVENT_ATTR, K_HTML_ATTR_NAME, K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR,
   K_ATTR_BREAKOUT, K_JS_BREAKOUT, firstRule, nextRule, ruleEnabled, paramCount,
@@ -67,38 +70,9 @@ export function initHtmlTables(): void {
 let closeCacheScript = -2; // cached index of the next "</script" at or after closeFromScript
 let closeFromScript = 0;
 
-/** Unicode spaces browsers and URL parsers trim or that fuzzers put before a scheme. */
-@inline function isUniSpace(c: u32): bool {
-  return c == 0x85 || c == 0xa0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 ||
-    c == 0x202f || c == 0x205f || c == 0x3000 || c == 0xfeff;
-}
-
-// A literal JavaScript escape (\xHH, \uHHHH) at i: its value in escVal, its length in escLen.
-let escVal: u32 = 0;
-let escLen = 0;
-function jsEscapeAt(i: i32, end: i32): bool {
-  if (at(txt, i) != 92 || i + 1 >= end) return false;
-  const k = at(txt, i + 1) | 32;
-  if (k == 120 && i + 3 < end && isHexC(at(txt, i + 2)) && isHexC(at(txt, i + 3))) {
-    escVal = (hexV(at(txt, i + 2)) << 4) | hexV(at(txt, i + 3));
-    escLen = 4;
-    return true;
-  }
-  if (k == 117 && i + 5 < end && isHexC(at(txt, i + 2)) && isHexC(at(txt, i + 3)) && isHexC(at(txt, i + 4)) && isHexC(at(txt, i + 5))) {
-    escVal = (hexV(at(txt, i + 2)) << 12) | (hexV(at(txt, i + 3)) << 8) | (hexV(at(txt, i + 4)) << 4) | hexV(at(txt, i + 5));
-    escLen = 6;
-    return true;
-  }
-  if (at(txt, i + 1) == 48) { escVal = 0; escLen = 2; return true; }
-  return false;
-}
-
-@inline function isHexC(c: u32): bool {
-  return c - 48 < 10 || (c | 32) - 97 < 6;
-}
-
-@inline function hexV(c: u32): u32 {
-  return c <= 57 ? c - 48 : (c | 32) - 87;
+// A literal JavaScript escape (\xHH, \uHHHH, \u{H...}, \0) at i: its value in escVal, its length in escLen.
+@inline function jsEscapeAt(i: i32, end: i32): bool {
+  return jsEscapeIn(txt, i, end, false);
 }
 
 /**
@@ -889,16 +863,7 @@ let idEscaped = false;
 
 /** A JavaScript identifier escape at j ("\u0061", "\u{61}"): its value in escVal, its length in escLen. */
 function identEscapeAt(j: i32): bool {
-  if (j + 2 >= len || at(txt, j) != 92 || (at(txt, j + 1) | 32) != 117) return false;
-  if (at(txt, j + 2) != 123) return jsEscapeAt(j, len) && escLen == 6;
-  // \u{...}: one to six hex digits
-  let k = j + 3;
-  let v: u32 = 0;
-  while (k < len && k < j + 9 && isHexC(at(txt, k))) { v = (v << 4) | hexV(at(txt, k)); k++; }
-  if (k == j + 3 || k >= len || at(txt, k) != 125) return false;
-  escVal = v;
-  escLen = k + 1 - j;
-  return true;
+  return j + 2 < len && (at(txt, j + 1) | 32) == 117 && jsEscapeIn(txt, j, len, false);
 }
 
 /** Reads the identifier at j: word characters and escapes of them. False when none starts there. */
@@ -1207,7 +1172,7 @@ function schemeBefore(i: i32, minScheme: i32): bool {
   while (s > prevColon + 1) {
     const c = at(txt, s - 1);
     if (c <= 32 || isUniSpace(c)) { s--; continue; }
-    if (!isHexC(c)) break; // an escape (\0, \xHH, \uHHHH) ends in a hex digit
+    if (!isHex(c)) break; // an escape (\0, \xHH, \uHHHH) ends in a hex digit
     if (junkEscapeAt(s - 2, 2, prevColon)) { s -= 2; continue; }
     if (junkEscapeAt(s - 4, 4, prevColon)) { s -= 4; continue; }
     if (junkEscapeAt(s - 6, 6, prevColon)) { s -= 6; continue; }

@@ -21,7 +21,7 @@ import { scanPath, resetPathCaches } from './path';
 import { scanLiterals, buildLiterals, literalFront, literalVerify, frontStopped, VECTOR_MIN } from './literals';
 import { classify, C_LT, C_PCT, C_AMP, C_NONASCII, C_COLON, C_SLASH, C_BSLASH, C_DQ, C_DOLLAR, C_LBRACK } from './classes';
 import { sanitize, sanitizedPtr } from './sanitize';
-import { punctReset, initText, isHex, hexVal } from './text';
+import { punctReset, initText, at, countOf4, jsEscapeIn, escVal, escLen } from './text';
 import { DEFAULT_RULES, DEFAULT_RULES_LEN } from './generated/rules-blob';
 
 @external('env', 'abort')
@@ -191,24 +191,9 @@ function markupBeforeDecoding(p: usize, n: i32): void {
   setWholeSpan(false);
 }
 
-/** The quotes (" ' `) and '>' of p[0, n), eight units at a time (one pass). */
-function markupQuotes(p: usize, n: i32): i32 {
-  const dq = i16x8.splat(34);
-  const sq = i16x8.splat(39);
-  const bq = i16x8.splat(96);
-  const gt = i16x8.splat(62);
-  let total = 0;
-  let i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const v = v128.load(p + (<usize>i << 1));
-    const m = v128.or(v128.or(i16x8.eq(v, dq), i16x8.eq(v, sq)), v128.or(i16x8.eq(v, bq), i16x8.eq(v, gt)));
-    total += <i32>popcnt(i16x8.bitmask(m));
-  }
-  for (; i < n; i++) {
-    const c = load<u16>(p + (<usize>i << 1));
-    if (c == 34 || c == 39 || c == 96 || c == 62) total++;
-  }
-  return total;
+/** The quotes (" ' `) and '>' of p[0, n). */
+@inline function markupQuotes(p: usize, n: i32): i32 {
+  return countOf4(p, n, 34, 39, 96, 62);
 }
 
 /** Reads the markup of one text; `count`: its quotes and '>' are still to be compared with q. */
@@ -232,9 +217,9 @@ function scriptEscapes(p: usize, n: i32): void {
   if (!xssOn && enabledRule(K_JS_CALL) < 0) return;
   let any = false;
   for (let k = 0; k + 1 < n; k++) {
-    if (load<u16>(p + (<usize>k << 1)) != 92) continue;
-    const c = <u32>load<u16>(p + (<usize>(k + 1) << 1));
-    if (c == 117 || c == 120 || c - 48 < 8) { any = true; break; }
+    if (at(p, k) != 92) continue;
+    const c = at(p, k + 1);
+    if ((c | 32) == 117 || (c | 32) == 120 || c - 48 < 8) { any = true; break; }
     k++; // (an escaped backslash, or another escape: past it)
   }
   if (!any) return;
@@ -252,68 +237,31 @@ function scriptEscapes(p: usize, n: i32): void {
   setWholeSpan(false);
 }
 
-@inline function unitAt(p: usize, k: i32): u32 {
-  return <u32>load<u16>(p + (<usize>k << 1));
-}
-
-/** The hex digits at p[k, k + count) as a number, or -1 when one is not a hex digit. */
-function hexRun(p: usize, n: i32, k: i32, count: i32): i32 {
-  if (k + count > n) return -1;
-  let v = 0;
-  for (let j = 0; j < count; j++) {
-    const c = unitAt(p, k + j);
-    if (!isHex(c)) return -1;
-    v = (v << 4) | <i32>hexVal(c);
-  }
-  return v;
-}
-
 /**
- * p[0, n) with JavaScript's \uXXXX, \u{H...} (up to U+10FFFF, leading zeros allowed), \xXX and octal
- * (one to three digits, up to \377) escapes undone, into out (room for n units: nothing grows);
- * every other unit, other escapes among them, as it is. Returns the length, or -1 when nothing
- * was undone. One pass.
+ * p[0, n) with JavaScript's escapes undone (jsEscapeIn: \xHH, \uHHHH, \u{H...}, octal), into
+ * out (room for n units: an escape is never shorter than what it spells); an escaped backslash
+ * and every other unit as they are. Returns the length, or -1 when nothing was undone. One pass.
  */
 function undoScriptEscapes(p: usize, n: i32, out: usize): i32 {
   let o = 0;
   let changed = false;
   let k = 0;
   while (k < n) {
-    const c = unitAt(p, k);
-    if (c != 92 || k + 1 >= n) { store<u16>(out + (<usize>o << 1), <u16>c); o++; k++; continue; }
-    const d = unitAt(p, k + 1);
-    let v = -1;
-    let used = 0;
-    if (d == 117) {
-      if (k + 2 < n && unitAt(p, k + 2) == 123) {
-        // \u{H...}: hex digits (leading zeros allowed, at most 16 read) and '}', up to U+10FFFF
-        let e = k + 3;
-        let w = 0;
-        while (e < n && e - k - 3 < 16 && isHex(unitAt(p, e)) && w <= 0x10ffff) { w = (w << 4) | <i32>hexVal(unitAt(p, e)); e++; }
-        if (e > k + 3 && e < n && unitAt(p, e) == 125 && w <= 0x10ffff) { v = w; used = e + 1 - k; }
-      } else {
-        const w = hexRun(p, n, k + 2, 4);
-        if (w >= 0) { v = w; used = 6; }
-      }
-    } else if (d == 120) {
-      const w = hexRun(p, n, k + 2, 2);
-      if (w >= 0) { v = w; used = 4; }
-    } else if (d - 48 < 8) {
-      // octal: up to three digits while the value stays at most 0o377
-      let w = <i32>(d - 48);
-      let e = k + 2;
-      while (e < n && e - k - 1 < 3 && unitAt(p, e) - 48 < 8 && (w << 3) + <i32>(unitAt(p, e) - 48) <= 255) { w = (w << 3) + <i32>(unitAt(p, e) - 48); e++; }
-      v = w;
-      used = e - k;
-    } else if (d == 92) {
-      // an escaped backslash: both units as they are
+    const c = at(p, k);
+    if (c == 92 && k + 1 < n && at(p, k + 1) == 92) {
       store<u16>(out + (<usize>o << 1), 92);
       store<u16>(out + (<usize>(o + 1) << 1), 92);
       o += 2;
       k += 2;
       continue;
     }
-    if (v < 0) { store<u16>(out + (<usize>o << 1), <u16>c); o++; k++; continue; }
+    if (c != 92 || !jsEscapeIn(p, k, n, true)) {
+      store<u16>(out + (<usize>o << 1), <u16>c);
+      o++;
+      k++;
+      continue;
+    }
+    const v = escVal;
     if (v > 0xffff) {
       const x = v - 0x10000;
       store<u16>(out + (<usize>o << 1), <u16>(0xd800 + (x >> 10)));
@@ -324,7 +272,7 @@ function undoScriptEscapes(p: usize, n: i32, out: usize): i32 {
       o++;
     }
     changed = true;
-    k += used;
+    k += escLen;
   }
   return changed ? o : -1;
 }

@@ -7,7 +7,7 @@
 // (everyPosition). Cost per candidate: one hash and one byte load.
 
 import {
-  at, lower, lowerWordIs, isAlnum, find2, isSpace, initText, fileEntryEnds, cls, pathLiteralAt, punctSet, punctReset, P_SETS, splat8,
+  at, lower, lowerWordIs, isAlnum, isUniSpace, find2, isSpace, initText, fileEntryEnds, cls, pathLiteralAt, punctSet, punctReset, P_SETS, splat8,
   P_QUOTE, P_SQL, P_COLON, P_DOT, P_LT, P_CMD, P_DEC,
 } from './text';
 import {
@@ -296,17 +296,11 @@ let len = 0;
 export let sawHexByte = false;
 
 /** A character of an identifier; non-ASCII counts (as in JavaScript and SQL names, and as the candidate search sees it). */
-// (non-ASCII counts as part of a JavaScript name, but for JavaScript's line terminators U+2028
-// and U+2029 and its white space: "'\u2028alert(1)//" is a call; NFKC makes most of that white
-// space a plain space, not U+1680, nor what an escape spells once undone: scriptEscapes)
+// (non-ASCII counts as part of a JavaScript name, but for the Unicode spaces, JavaScript's line
+// terminators and white space among them: "'\u2028alert(1)//" is a call; NFKC makes most of that
+// white space a plain space, not U+1680, nor what an escape spells once undone: scriptEscapes)
 @inline function isIdent(c: u32): bool {
-  return isAlnum(c) || c == 95 || c == 36 || (c >= 0x80 && !jsSpace(c));
-}
-
-/** Non-ASCII white space and line terminators to JavaScript (Zs, U+FEFF, U+2028, U+2029). */
-@inline function jsSpace(c: u32): bool {
-  return c == 0xa0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 || c == 0x202f ||
-    c == 0x205f || c == 0x3000 || c == 0xfeff;
+  return isAlnum(c) || c == 95 || c == 36 || (c >= 0x80 && !isUniSpace(c));
 }
 
 @inline function isSep(c: u32): bool {

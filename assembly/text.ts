@@ -274,6 +274,82 @@ export function countOf(p: usize, n: i32, c: u32): i32 {
   return total;
 }
 
+/** The units of p[0, n) equal to any of c1..c4, eight at a time (one pass). */
+export function countOf4(p: usize, n: i32, c1: u32, c2: u32, c3: u32, c4: u32): i32 {
+  const v1 = i16x8.splat(<i16>c1);
+  const v2 = i16x8.splat(<i16>c2);
+  const v3 = i16x8.splat(<i16>c3);
+  const v4 = i16x8.splat(<i16>c4);
+  let total = 0;
+  let i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const v = v128.load(p + (<usize>i << 1));
+    const m = v128.or(v128.or(i16x8.eq(v, v1), i16x8.eq(v, v2)), v128.or(i16x8.eq(v, v3), i16x8.eq(v, v4)));
+    total += <i32>popcnt(i16x8.bitmask(m));
+  }
+  for (; i < n; i++) {
+    const c = at(p, i);
+    if (c == c1 || c == c2 || c == c3 || c == c4) total++;
+  }
+  return total;
+}
+
+/** Unicode spaces: what browsers and URL parsers trim, and JavaScript's non-ASCII white space and line terminators. */
+@inline export function isUniSpace(c: u32): bool {
+  return c == 0x85 || c == 0xa0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 ||
+    c == 0x202f || c == 0x205f || c == 0x3000 || c == 0xfeff;
+}
+
+// The JavaScript escape jsEscapeIn read last: its value, and its length in units.
+export let escVal: u32 = 0;
+export let escLen = 0;
+
+/**
+ * A JavaScript escape at p[i] (before end): \xHH, \uHHHH, \u{H...} (leading zeros allowed, at
+ * most 16 digits read, up to U+10FFFF; 'x' and 'u' in either case), and with `octal` one to three
+ * octal digits up to \377, else only \0 (two units, whatever follows). Sets escVal and escLen.
+ */
+export function jsEscapeIn(p: usize, i: i32, end: i32, octal: bool): bool {
+  if (i + 1 >= end || at(p, i) != 92) return false;
+  const d = at(p, i + 1);
+  const k = d | 32;
+  if (k == 120) {
+    if (i + 3 >= end || !isHex(at(p, i + 2)) || !isHex(at(p, i + 3))) return false;
+    escVal = (hexVal(at(p, i + 2)) << 4) | hexVal(at(p, i + 3));
+    escLen = 4;
+    return true;
+  }
+  if (k == 117) {
+    if (i + 2 < end && at(p, i + 2) == 123) {
+      let e = i + 3;
+      let v: u32 = 0;
+      while (e < end && e - i - 3 < 16 && v <= 0x10ffff && isHex(at(p, e))) { v = (v << 4) | hexVal(at(p, e)); e++; }
+      if (e == i + 3 || e >= end || at(p, e) != 125 || v > 0x10ffff) return false;
+      escVal = v;
+      escLen = e + 1 - i;
+      return true;
+    }
+    if (i + 5 >= end || !isHex(at(p, i + 2)) || !isHex(at(p, i + 3)) || !isHex(at(p, i + 4)) || !isHex(at(p, i + 5))) return false;
+    escVal = (hexVal(at(p, i + 2)) << 12) | (hexVal(at(p, i + 3)) << 8) | (hexVal(at(p, i + 4)) << 4) | hexVal(at(p, i + 5));
+    escLen = 6;
+    return true;
+  }
+  if (d - 48 >= 8) return false;
+  if (!octal) {
+    if (d != 48) return false;
+    escVal = 0;
+    escLen = 2;
+    return true;
+  }
+  // octal: up to three digits while the value stays at most 0o377
+  let v = d - 48;
+  let e = i + 2;
+  while (e < end && e - i - 1 < 3 && at(p, e) - 48 < 8 && (v << 3) + (at(p, e) - 48) <= 255) { v = (v << 3) + (at(p, e) - 48); e++; }
+  escVal = v;
+  escLen = e - i;
+  return true;
+}
+
 // Punctuation bitmaps, set by the literal pass for the text it scanned: per set of characters
 // (P_QUOTE " ' `, P_SQL ; = *, P_COLON, P_DOT, P_LT, P_CMD ; & | LF, P_DEC % &), one bit per
 // unit. While they are valid for the same text (same pointer and length) the detectors'
