@@ -11,6 +11,8 @@
 //     of up to 32 units found clean are not scanned again, nor are empty strings): 17 values, 485
 //     units, one call; FORM8: eight short form values of shapes SQL looks at twice (an apostrophe,
 //     a number first): "O'Brien", "12 Market Street", ... (one call)
+//   --as-is: every other UNIT is one value as written (a batch of one), not repeated to 1 MB:
+//     the cost of one short value, the call's own overhead included
 //
 // Prints, per unit, the best time per scan_batch call of each build over the rounds (each round
 // runs every unit on every build in turn). The engine alone: no bindings, no JavaScript packing
@@ -23,7 +25,8 @@ const args = process.argv.slice(2);
 const wasms = args.filter((a) => a.endsWith('.wasm'));
 const ri = args.indexOf('--rounds');
 const rounds = ri >= 0 ? Number(args[ri + 1]) : 5;
-const units = args.filter((a, i) => !a.endsWith('.wasm') && a !== '--rounds' && args[i - 1] !== '--rounds');
+const asIs = args.includes('--as-is'); // each UNIT one value as written, not repeated to 1 MB
+const units = args.filter((a, i) => !a.endsWith('.wasm') && a !== '--rounds' && a !== '--as-is' && args[i - 1] !== '--rounds');
 if (wasms.length < 1 || units.length < 1) {
   console.error('usage: node bench/wasm-ab.mjs <a.wasm> [b.wasm ...] [--rounds N] UNIT [UNIT ...]');
   process.exit(2);
@@ -45,7 +48,7 @@ const POSTBODY = [];
   else if (o !== null && typeof o === 'object') for (const v of Object.values(o)) strings(v);
 })(JSON.parse(benignBody));
 const FORM8 = ["O'Brien", '12 Market Street', "Hi, I'd like a refund", '2 pcs', "Jane O'Brien-Smith", '5 stars, would buy again', "it's 5 o'clock", '10 Downing St, London'];
-const vals = units.map((u) => (u === 'SHORT8' ? SHORT8 : u === 'POSTBODY' ? POSTBODY : u === 'FORM8' ? FORM8 : u === 'BENIGN' ? benignText(n) : u === 'BENIGN64K' ? benignText(65536) : u === 'BENIGN1K' ? benignText(1024) : u.repeat(Math.ceil(n / u.length)).slice(0, n)));
+const vals = units.map((u) => (u === 'SHORT8' ? SHORT8 : u === 'POSTBODY' ? POSTBODY : u === 'FORM8' ? FORM8 : u === 'BENIGN' ? benignText(n) : u === 'BENIGN64K' ? benignText(65536) : u === 'BENIGN1K' ? benignText(1024) : asIs ? [u] : u.repeat(Math.ceil(n / u.length)).slice(0, n)));
 
 function pack(ex, v) {
   const values = Array.isArray(v) ? v : [v];
