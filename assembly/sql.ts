@@ -603,6 +603,9 @@ let ctxQuote: u32 = 0; // quote of the string the value is assumed to sit in (0:
 const APP_STRING_SHORT = 3;
 const APP_STRING_COMPARED = 32;
 let appStringMax = APP_STRING_SHORT;
+// White space may stand in that string: it repeats, letter for letter, the string it is compared
+// with (' or 'hello world'='hello world: a constant, not the rest of a sentence)
+let appStringSpaced = false;
 
 /** Token k is a string that holds a LIKE wildcard '%' ("fans like 'Liverpool" is prose). */
 function likePattern(k: i32): bool {
@@ -618,7 +621,7 @@ function shortAppString(k: i32): bool {
   const s = tStart(k) + 1;
   const e = tEnd(k);
   if (e - s > appStringMax) return false;
-  for (let i = s; i < e; i++) if (isSpace(at(txt, i))) return false;
+  if (!appStringSpaced) for (let i = s; i < e; i++) if (isSpace(at(txt, i))) return false;
   return true;
 }
 
@@ -672,11 +675,15 @@ function operand(k: i32, allowWord: bool): bool {
   return false;
 }
 
-/** The first significant token at or after k past unary - + ! ~ NOT (at most 8). */
+// Unary operators read before an operand: chains of them pad a payload past a filter that counts
+// a few ("' or ~~~~~~~~~1>0--", "' or !!!!!!!!!0--"); bounded, so each operand costs at most this.
+const UNARY_MAX = 24;
+
+/** The first significant token at or after k past unary - + ! ~ NOT (at most UNARY_MAX). */
 function unaryEnd(k: i32): i32 {
   k = sig(k);
   let guard = 0;
-  while (k < ntok && guard < 8 && ((tType(k) == T_OP && (tSub(k) == O_ARITH || tSub(k) == O_NOT)) || wordIs(k, 'not'))) { k = sig(k + 1); guard++; }
+  while (k < ntok && guard < UNARY_MAX && ((tType(k) == T_OP && (tSub(k) == O_ARITH || tSub(k) == O_NOT)) || wordIs(k, 'not'))) { k = sig(k + 1); guard++; }
   return k;
 }
 
@@ -719,7 +726,18 @@ function tailOk(k: i32): bool {
   if (t == T_COMMENT || t == T_RP || t == T_SEMI || t == T_OP || t == T_COMMA) return true;
   if (t == T_USTR) return appStringEnds(k);
   if (t == T_STR) return true;
-  if (t == T_WORD) return isSqlWord(k);
+  if (t == T_WORD) return isSqlWord(k) || lockingClause(k);
+  return false;
+}
+
+/** A clause that may end a SELECT after its WHERE: FOR UPDATE, FOR SHARE, LOCK IN SHARE MODE, FETCH FIRST|NEXT, OFFSET n. */
+function lockingClause(k: i32): bool {
+  const m = sig(k + 1);
+  switch (lower(at(txt, tStart(k)))) {
+    case 102: return (wordIs(k, 'for') && (wordIs(m, 'update') || wordIs(m, 'share'))) || (wordIs(k, 'fetch') && (wordIs(m, 'first') || wordIs(m, 'next'))); // f
+    case 108: return wordIs(k, 'lock') && wordIs(m, 'in') && wordIs(sig(m + 1), 'share'); // l
+    case 111: return wordIs(k, 'offset') && tType(m) == T_NUM; // o
+  }
   return false;
 }
 
@@ -798,27 +816,37 @@ function boolExpr(k: i32, strong: bool): bool {
   // (past NOT: "OR NOT FALSE" is the literal's case, not a bare word's; a whole CASE ... END is
   // an expression, a lone "case" a word)
   let first = sig(k);
-  for (let g = 0; g < 8 && wordIs(first, 'not'); g++) first = sig(first + 1);
+  for (let g = 0; g < UNARY_MAX && wordIs(first, 'not'); g++) first = sig(first + 1);
   const wordOnly = tType(first) == T_WORD && !isCall(first) && !isLiteralWord(first) && !(wordIs(first, 'case') && caseExpr(first));
   if (!chain(k, true)) return false;
-  const nx = sig(exprEnd);
+  let nx = sig(exprEnd);
+  // NOT before a comparison word: NOT LIKE, NOT IN, NOT BETWEEN, NOT REGEXP ("' or id not in (0)--")
+  if (wordIs(nx, 'not')) {
+    const w = sig(nx + 1);
+    if (isCmpWord(w) && !wordIs(w, 'is')) nx = w;
+  }
   if (isCmp(nx)) {
-    // (a bare word before BETWEEN is prose: "Or anytime between 9 and 5")
-    if (wordOnly && wordIs(nx, 'between')) return false;
+    // (a bare word before BETWEEN is prose: "Or anytime between 9 and 5"; with a comment cutting
+    // the query after its bounds it is no longer: "' or id between 0 and 99999999--")
+    const wordBetween = wordOnly && wordIs(nx, 'between');
     // (a column word compared with '=', '!=', '<>', '<', '>' or LIKE: the value the application's
     // quote closes may be longer: "' or name!='x")
     const column = wordOnly && exprEnd == first + 1 && (tType(nx) == T_OP ? tSub(nx) == O_EQ || tSub(nx) == O_CMP : wordIs(nx, 'like') && likePattern(sig(nx + 1)));
-    // (a string compared with '=' or LIKE to the same string that the application's quote
-    // closes: a constant, however long: "' and 'abcd'='abcd", "' or '1234' like '1234")
+    // (a string compared by a symbol to a string the application's quote closes: "' or
+    // 'hello'<>'world"; the same string, by '=' or LIKE, also when it holds white space: a
+    // constant, however long: "' and 'abcd'='abcd", "' or '1234' like '1234", "' or 'a b'='a b")
     const rv = sig(nx + 1);
-    const sameString = !column && exprEnd == first + 1 && tType(first) == T_STR && ((tType(nx) == T_OP && tSub(nx) == O_EQ) || wordIs(nx, 'like')) &&
-      rv < ntok && tType(rv) == T_USTR && sameLiteral(first, rv);
-    appStringMax = column || sameString ? APP_STRING_COMPARED : APP_STRING_SHORT;
+    const strLeft = !column && exprEnd == first + 1 && tType(first) == T_STR && rv < ntok && tType(rv) == T_USTR;
+    const sameString = strLeft && ((tType(nx) == T_OP && tSub(nx) == O_EQ) || wordIs(nx, 'like')) && sameLiteral(first, rv);
+    appStringMax = column || sameString || (strLeft && tType(nx) == T_OP) ? APP_STRING_COMPARED : APP_STRING_SHORT;
+    appStringSpaced = sameString;
     isLiteralLeft = !wordOnly;
     const right = cmpRight(nx);
     isLiteralLeft = false;
     appStringMax = APP_STRING_SHORT;
+    appStringSpaced = false;
     if (!right) return false;
+    if (wordBetween) return exprEnd < ntok && tType(exprEnd) == T_COMMENT;
     return tailOk(sig(exprEnd));
   }
   if (wordOnly) return false; // "and true love", "or maybe": a bare word is prose
@@ -1057,13 +1085,31 @@ function statementShape(k: i32): bool {
   switch (lower(at(txt, tStart(k)))) {
     case 115: { // s
       if (wordIs(k, 'select')) return selectBody(k, true);
-      if (wordIs(k, 'set')) return tType(m) == T_VAR;
+      // SET @x, SET GLOBAL|SESSION|PERSIST name = (MySQL's server settings: "1;set global
+      // general_log=1"; "; set global goals" is prose)
+      if (wordIs(k, 'set')) {
+        if (tType(m) == T_VAR) return true;
+        if (!(wordIs(m, 'global') || wordIs(m, 'session') || wordIs(m, 'persist'))) return false;
+        const e = sig(sig(m + 1) + 1);
+        return tType(sig(m + 1)) == T_WORD && tType(e) == T_OP && tSub(e) == O_EQ && settingEnds(sig(e + 1));
+      }
       if (wordIs(k, 'shutdown')) return m >= ntok || wordIs(m, 'with') || tType(m) == T_COMMENT || tType(m) == T_SEMI;
+      // SHOW TABLES, DATABASES, GRANTS, ... (MySQL's catalogue; "; show tables to guests" is prose:
+      // then the end, a comment, ';', LIKE, FROM or WHERE)
+      if (wordIs(k, 'show')) {
+        if (!(wordIs(m, 'tables') || wordIs(m, 'databases') || wordIs(m, 'schemas') || wordIs(m, 'grants') || wordIs(m, 'variables') || wordIs(m, 'processlist') || wordIs(m, 'columns'))) return false;
+        const n1 = sig(m + 1);
+        return m + 1 >= ntok || tType(m + 1) == T_COMMENT || tType(m + 1) == T_SEMI || wordIs(n1, 'like') || wordIs(n1, 'from') || wordIs(n1, 'where');
+      }
       return false;
     }
     case 100: { // d
       if (wordIs(k, 'drop')) return objectWord(m);
-      if (wordIs(k, 'delete')) return wordIs(m, 'from');
+      // DELETE FROM t; SQL Server's DELETE t, then a comment, WHERE or ';' ("'; delete users--";
+      // "; delete files" at a value's end is a to-do list)
+      if (wordIs(k, 'delete')) return wordIs(m, 'from') || (nameTok(m) && cutAfter(m));
+      // DESC t, DESCRIBE t (MySQL's columns of a table), then a comment, WHERE or ';'
+      if (wordIs(k, 'desc') || wordIs(k, 'describe')) return nameTok(m) && cutAfter(m);
       if (wordIs(k, 'declare')) return tType(m) == T_VAR;
       // DO $$ ... $$ (PostgreSQL's anonymous code block), DO LANGUAGE plpgsql $$ ... $$
       if (wordIs(k, 'do')) {
@@ -1075,15 +1121,37 @@ function statementShape(k: i32): bool {
       return false;
     }
     case 99: { // c
-      if (wordIs(k, 'create')) return objectWord(m);
+      if (wordIs(k, 'create')) {
+        if (objectWord(m)) return true;
+        // CREATE EXTENSION name (PostgreSQL: dblink, adminpack), then a comment or ';'; CREATE
+        // ROLE name, then an option ("create role models" is prose)
+        if (wordIs(m, 'extension')) { const n1 = sig(m + 1); return nameTok(n1) && cutAfter(n1); }
+        if (wordIs(m, 'role')) { const o = sig(sig(m + 1) + 1); return nameTok(sig(m + 1)) && (wordIs(o, 'superuser') || wordIs(o, 'login') || wordIs(o, 'with') || wordIs(o, 'password')); }
+        return false;
+      }
       if (wordIs(k, 'copy')) { const f = sig(m + 1); return tType(m) == T_WORD && (wordIs(f, 'from') || wordIs(f, 'to')); }
       if (wordIs(k, 'call')) return tType(m) == T_WORD && tType(sig(m + 1)) == T_LP;
       return false;
     }
-    case 97: return wordIs(k, 'alter') && objectWord(m); // a
-    case 116: return wordIs(k, 'truncate') && objectWord(m); // t
-    case 105: return wordIs(k, 'insert') && wordIs(m, 'into'); // i
-    case 117: return wordIs(k, 'update') && tType(m) == T_WORD && wordIs(sig(m + 1), 'set'); // u
+    case 97: { // a
+      if (!wordIs(k, 'alter')) return false;
+      if (objectWord(m)) return true;
+      // ALTER SYSTEM SET name = | TO (PostgreSQL's server settings)
+      if (!(wordIs(m, 'system') && wordIs(sig(m + 1), 'set'))) return false;
+      const e = sig(sig(sig(m + 1) + 1) + 1);
+      return tType(sig(sig(m + 1) + 1)) == T_WORD && ((tType(e) == T_OP && tSub(e) == O_EQ) || wordIs(e, 'to')) && settingEnds(sig(e + 1));
+    }
+    // TRUNCATE [TABLE] t: without TABLE, then a comment or ';' ("1;truncate users;--")
+    case 116: return wordIs(k, 'truncate') && (objectWord(m) || (nameTok(m) && cutAfter(m))); // t
+    // INSERT INTO t; SQL Server's INSERT t [(columns)] VALUES | SELECT
+    case 105: { // i
+      if (!wordIs(k, 'insert')) return false;
+      if (wordIs(m, 'into')) return true;
+      if (!nameTok(m)) return false;
+      const v = pastList(sig(m + 1));
+      return wordIs(v, 'values') || wordIs(v, 'select');
+    }
+    case 117: return wordIs(k, 'update') && nameTok(m) && wordIs(sig(m + 1), 'set'); // u
     case 101: { // e
       if (!(wordIs(k, 'exec') || wordIs(k, 'execute'))) return false;
       if (tType(m) == T_VAR || tType(m) == T_LP || tType(m) == T_STR) return true;
@@ -1130,6 +1198,42 @@ function statementShape(k: i32): bool {
     case 104: return wordIs(k, 'handler') && tType(m) == T_WORD && (wordIs(sig(m + 1), 'open') || wordIs(sig(m + 1), 'read')); // h
     case 112: return wordIs(k, 'prepare') && prepareShape(m); // p
   }
+  return false;
+}
+
+/** A setting's value at v (one token), then the end, ';' or a comment ("set global volume=3 on the amp" is prose). */
+function settingEnds(v: i32): bool {
+  if (v >= ntok) return false;
+  const t = tType(v);
+  if (!(t == T_NUM || t == T_STR || t == T_WORD || (t == T_USTR && closedByApp(v)))) return false;
+  return v + 1 >= ntok || tType(v + 1) == T_SEMI || tType(v + 1) == T_COMMENT;
+}
+
+/** Token m is a name: a word or a quoted name (`users`, [users]). */
+@inline function nameTok(m: i32): bool {
+  return tType(m) == T_WORD || tType(m) == T_BTICK;
+}
+
+/** Right after token m: a comment that cuts (cutComment), ';', or WHERE (the statement ends or goes on as SQL). */
+function cutAfter(m: i32): bool {
+  if (m + 1 >= ntok) return false;
+  const t = tType(m + 1);
+  return (t == T_COMMENT && cutComment(m + 1)) || t == T_SEMI || wordIs(sig(m + 1), 'where');
+}
+
+/**
+ * Comment k cuts a query off: a block comment, or a -- or '#' with no letter or digit in it ("--",
+ * "-- -", "#"; "#271" is a number, "6398 Delete Drive #271", and "-- later" a note, "2 delete
+ * later -- ok").
+ */
+function cutComment(k: i32): bool {
+  return at(txt, tStart(k)) == 47 || bareComment(k);
+}
+
+/** Some comment of the window cuts a query off (cutComment). Reads the window's tokens once. */
+function windowCuts(): bool {
+  if ((seen & (1 << T_COMMENT)) == 0) return false;
+  for (let k = 0; k < ntok; k++) if (tType(k) == T_COMMENT && cutComment(k)) return true;
   return false;
 }
 
@@ -1750,6 +1854,20 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
     const rc = firstOn(K_SQL_COMMENT);
     if (rc >= 0) hitTok(rc, c0, c0 + 1);
   }
+  // a value that is a number, then a -- comment that holds nothing and ends it, past closing
+  // parentheses and a ';': "5);--", "5) -- -" cut the rest of the query off (a number then '#' is
+  // a weight in pounds, "5#"; a comment with words in it is a note, "5) -- approx"; "5--" and
+  // "5 -- -" hold no unit SQL_CLASSES has, so scanSql never reads them: numbers, dates and phone
+  // numbers cost nothing here)
+  if (!quoteCtx && strongCtx && !afterLead && c0 > 0 && tType(c0 - 1) == T_NUM && lexEnd >= len) {
+    let k = c0;
+    for (let g = 0; g < 4 && tType(k) == T_RP; g++) k++;
+    if (tType(k) == T_SEMI) k++;
+    if (k == ntok - 1 && tType(k) == T_COMMENT && tSub(k) == 1 && at(txt, tStart(k)) == 45 && bareComment(k)) {
+      const rc = firstOn(K_SQL_COMMENT);
+      if (rc >= 0) hitTok(rc, k, k + 1);
+    }
+  }
   let c = sig(c0);
   // closing parentheses may follow the breakout: ') OR ('1'='1
   while (tType(c) == T_RP) c = sig(c + 1);
@@ -1796,6 +1914,9 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
       }
       if (quoteCtx && (isCmp(c) ? cmpRight(c) : chain(m, false)) && endTail(sig(exprEnd))) { hitTok(rb, c, exprEnd); return; }
     }
+    // the rest of an UPDATE's SET list after a string or a number: "x', is_admin=1--", "x',
+    // role='admin", "1, role='admin' where id=1"
+    if (t == T_COMMA && !afterLead && setListEnd(c, quoteCtx)) { hitTok(rb, c, exprEnd); return; }
     // clauses: ORDER BY 3, GROUP BY x HAVING, LIMIT 1, PROCEDURE ANALYSE(), INTO OUTFILE
     if (t == T_WORD && isBool(c, rb)) {
       const m = sig(c + 1);
@@ -1831,6 +1952,30 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
   judgeUnion(c, false);
   if (tType(c) == T_SEMI) judgeStacked(c);
   else if (quoteCtx) statementAfterBreakout(c);
+  // after a number, SQL Server's statement with no ';' before it, when a comment cuts the query:
+  // "1 drop table users--", "1) exec sp_addlogin 'x','y'--" ("2 insert into slot A" is prose)
+  else if (strongCtx && !afterLead && windowCuts()) statementAfterBreakout(c);
+}
+
+/**
+ * From the ',' at k: assignments "name = value" after commas (at most 8; a value is an operand of
+ * chain, no bare word: "x', role='admin'--"), then what ends them: a comment that cuts (not
+ * "#2") or WHERE and a comparison; after a string also ';' or the application's quote closing the last value
+ * ("x', role='a"; "1, x=2;" is a note). Sets exprEnd to the token after the last value.
+ */
+function setListEnd(k: i32, quoteCtx: bool): bool {
+  let m = k;
+  for (let g = 0; g < 8 && tType(m) == T_COMMA; g++) {
+    const name = sig(m + 1);
+    if (!nameTok(name) || isSqlWord(name)) return false;
+    const eq = sig(name + 1);
+    if (!(tType(eq) == T_OP && tSub(eq) == O_EQ)) return false;
+    if (!chain(sig(eq + 1), false)) return false;
+    m = exprEnd < ntok && tType(exprEnd) == T_COMMENT ? exprEnd : sig(exprEnd);
+  }
+  if (m >= ntok) return quoteCtx && tType(exprEnd - 1) == T_USTR;
+  const t = tType(m);
+  return (t == T_COMMENT && cutComment(m)) || (quoteCtx && t == T_SEMI) || (wordIs(m, 'where') && whereCompared(m) >= 0);
 }
 
 /** Past a column list at k (word or `quoted`, then up to 8 more after commas): the next token. */

@@ -184,7 +184,7 @@ describe('the word filters after separators', () => {
     const SHAPES = ['table users--', '--', '* from users--', '@a = 1--', 'into t values(1)--', 't set a=1--', 'from t--',
       "delay '0:0:5'--", 'all on t to u--', 'p(1)--', "data infile 'x' into table t--", "database d to disk='x'--", 't open--',
       't using s on 1=1--', "t to 'x'--", 't(a) values(1)--', 'x as (select 1) delete from t--', '$$begin null; end$$--',
-      'p as select 1--', "insert t from 'f'--"].map((rest) => (w) => `${w} ${rest}`);
+      'p as select 1--', "insert t from 'f'--", 'users;--', 'tables--'].map((rest) => (w) => `${w} ${rest}`);
     let found = 0;
     for (const w of words) {
       let any = false;
@@ -233,7 +233,7 @@ describe('the word filters after separators', () => {
     const SHAPES = ['table users--', '* from users--', 't set a=1--', "delay '0:0:5'--", 'p(1)--', 'all on t to u--',
       'into t values(1)--', '@a = 1--', "data infile 'x' into table t--", "database d to disk='x'--", 't open--',
       't using s on 1=1--', "t to 'x'--", 't(a) values(1)--', 'from users--', '--', 'x as (select 1) delete from t--',
-      '$$begin null; end$$--', 'p as select 1--', "insert t from 'f'--"];
+      '$$begin null; end$$--', 'p as select 1--', "insert t from 'f'--", 'users;--', 'tables--'];
     let found = 0;
     for (const w of words) {
       const near = [...'qxzjk'].map((c) => w.slice(0, -1) + c).filter((x) => !words.includes(x));
