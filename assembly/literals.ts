@@ -52,6 +52,12 @@ export let sqlAnchorCount = 0;
 export let sqlAnchorsOverflow = false;
 /** A listed SQL function name (kind sql-call) is among the noted positions (sql.ts judges calls only then). */
 export let sqlCallNoted = false;
+// Positions of "(select" (the union kind's param that starts with '('): where a scalar subquery may
+// stand (subquery windows, sql.ts). A list of its own, for the same reason as CASE below; past the
+// first SUBQUERY_ANCHORS nothing more is noted, nor compared: sql.ts judges only those.
+export const SUBQUERY_ANCHORS = 16;
+export const subqAnchors = memory.data(SUBQUERY_ANCHORS * 4);
+export let subqAnchorCount = 0;
 // Positions of the word CASE (conditional windows, sql.ts): a list of their own, so that a text
 // full of "case" fills neither the list above nor turns every word into an anchor.
 export const caseAnchors = memory.data(MAX_SQL_ANCHORS * 4);
@@ -544,6 +550,8 @@ function verify(r: i32, k: i32, i: i32): bool {
   if (kind == K_SQL_UNION || kind == K_SQL_CALL || kind == K_SQL_CONDITIONAL) {
     // (a full list of CASE or IF( positions: sql.ts searches the text past it itself)
     if (kind == K_SQL_CONDITIONAL && (load<u8>(w + wl - 1) == 40 ? ifAnchorsOverflow : caseAnchorsOverflow)) return false;
+    // (and of "(select": sql.ts judges the first SUBQUERY_ANCHORS only)
+    if (first == 40 && subqAnchorCount >= SUBQUERY_ANCHORS) return false;
     // a word (or the last part of a dotted name): note it for the SQL judges; UNION also right
     // after a number ("1union select", "1e0union select": the number ends at the letter)
     if ((isIdent(prev) && !(kind == K_SQL_UNION && numberBefore(i))) || !same(w, wl, i)) return false;
@@ -561,6 +569,13 @@ function verify(r: i32, k: i32, i: i32): bool {
         if (ifAnchorCount >= MAX_SQL_ANCHORS) { ifAnchorsOverflow = true; return false; }
         store<i32>(ifAnchors + (<usize>ifAnchorCount << 2), i);
         ifAnchorCount++;
+      }
+      return false;
+    }
+    if (first == 40) {
+      if (!(subqAnchorCount > 0 && load<i32>(subqAnchors + (<usize>(subqAnchorCount - 1) << 2)) == i)) {
+        store<i32>(subqAnchors + (<usize>subqAnchorCount << 2), i);
+        subqAnchorCount++;
       }
       return false;
     }
@@ -852,6 +867,7 @@ export function scanLiterals(p: usize, n: i32, onlyKind: i32): void {
   sqlCallNoted = false;
   caseAnchorCount = 0;
   caseAnchorsOverflow = false;
+  subqAnchorCount = 0;
   ifAnchorCount = 0;
   ifAnchorsOverflow = false;
   if (n < 3) return;
@@ -1161,6 +1177,7 @@ export function literalVerify(onlyKind: i32): void {
   sqlCallNoted = false;
   caseAnchorCount = 0;
   caseAnchorsOverflow = false;
+  subqAnchorCount = 0;
   ifAnchorCount = 0;
   ifAnchorsOverflow = false;
   const n = frontLen;
@@ -1227,6 +1244,7 @@ function everyPosition(p: usize, n: i32, onlyKind: i32): void {
   sqlCallNoted = false;
   caseAnchorCount = 0;
   caseAnchorsOverflow = false;
+  subqAnchorCount = 0;
   ifAnchorCount = 0;
   ifAnchorsOverflow = false;
   // eight window hashes at a time (units folded in 16-bit lanes: c < 128 ? c | 32 : 127)

@@ -7,7 +7,7 @@
 // sequences no judge accepts.
 
 import { lowerWordIs, at, lower, isAlpha, isDigit, isSpace, isWord, isHex, hashLower, cls, find1, find2, findP, P_SQL, skipBlanks } from './text';
-import { sqlAnchors, sqlAnchorCount, sqlAnchorsOverflow, sqlCallNoted, caseAnchors, caseAnchorCount, caseAnchorsOverflow, ifAnchors, ifAnchorCount, ifAnchorsOverflow } from './literals';
+import { sqlAnchors, sqlAnchorCount, sqlAnchorsOverflow, sqlCallNoted, subqAnchors, subqAnchorCount, SUBQUERY_ANCHORS, caseAnchors, caseAnchorCount, caseAnchorsOverflow, ifAnchors, ifAnchorCount, ifAnchorsOverflow } from './literals';
 import {
   K_SQL_TAUTOLOGY, K_SQL_UNION, K_SQL_STACKED, K_SQL_CALL, K_SQL_PHRASE, K_SQL_COMMENT, K_SQL_BREAKOUT, K_SQL_CONDITIONAL,
   firstRule, nextRule, ruleEnabled, paramFind, paramCount, paramPtr, paramLen, ruleWithWord, enabledRule, kindWordFilter, filterMayHave,
@@ -1274,6 +1274,24 @@ function scalarSubquery(k: i32): void {
   const n1 = sig(f + 1);
   if (!(tType(n1) == T_WORD || tType(n1) == T_BTICK)) return;
   const c = sig(n1 + 1);
+  // a call first in the select list (an aggregate), FROM names (an alias each, more after commas)
+  // and the ')' that closes the subquery: "(select group_concat(password) from users)", "(select
+  // count(*) from pg_class a,pg_class b,pg_class c)" ("(select item(s) from list)" is prose)
+  // (or TOP n first, SQL Server's LIMIT: "convert(int,(select top 1 password from users))")
+  const first = sig(m + 1);
+  if ((isCall(first) && !pluralMark(sig(first + 1)) && !isSqlWord(first)) ||
+    (wordIs(first, 'top') && tType(sig(first + 1)) == T_NUM && !wordIs(sig(sig(first + 1) + 1), 'from'))) {
+    // (an alias only in a list of tables: "(select top 3 from the list)" is prose)
+    let q = n1;
+    for (let g = 0; g < 8; g++) {
+      if (!nameTok(q) || isSqlWord(q)) return;
+      q = sig(q + 1);
+      if (nameTok(q) && !isSqlWord(q) && (tType(sig(q + 1)) == T_COMMA || (g > 0 && tType(sig(q + 1)) == T_RP))) q = sig(q + 1);
+      if (tType(q) != T_COMMA) break;
+      q = sig(q + 1);
+    }
+    if (tType(q) == T_RP) { hitTok(rb, f, q + 1); return; }
+  }
   if (wordIs(c, 'where')) {
     let q = sig(c + 1);
     for (let g = 0; g < 8 && q < stop; g++) {
@@ -1829,6 +1847,37 @@ let afterLead = false;
  * After a breakout at token c0 (the value left a string or a number): tautologies,
  * comparisons, arithmetic, clauses, statements, comments. quoteCtx: the value left a string.
  */
+/**
+ * A window at each noted "(select" (subqAnchors) read as a scalar subquery: an expression context
+ * ("cast((select password from users limit 1) as int)", "id,1/(select count(*) from users where
+ * ...)"). The literal pass notes the first SUBQUERY_ANCHORS: at most that many windows of 48
+ * tokens per value, so "(select " repeated costs no more (a subquery past them is not judged; the
+ * value start has a window of its own).
+ */
+const SUBQUERY_SPAN = 1024;
+function subqueryWindows(): void {
+  if (subqAnchorCount == 0) return;
+  const rb = firstOn(K_SQL_BREAKOUT);
+  if (rb < 0 || done(rb)) return;
+  // (each window reads at most SUBQUERY_SPAN units: a comment or string opened in it and never
+  // closed is not read to the value's end from every anchor, "(select /*" repeated; the ends of
+  // strings and lines remembered under a shorter len would be wrong under another: forgotten)
+  const saveLen = len;
+  for (let w = 0; w < subqAnchorCount; w++) {
+    const a = load<i32>(subqAnchors + (<usize>w << 2));
+    len = saveLen - a > SUBQUERY_SPAN ? a + SUBQUERY_SPAN : saveLen;
+    sqFrom = -1;
+    dqFrom = -1;
+    eolFrom = -1;
+    lex(0, a, 48);
+    scalarSubquery(0);
+    if (done(rb)) break;
+  }
+  len = saveLen;
+  sqFrom = -1;
+  dqFrom = -1;
+  eolFrom = -1;
+}
 function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
   // breakout followed directly by a comment: admin'--  admin'#  admin'/*; also past closing
   // parentheses and a ';' (admin')--, x'))#, admin';--: the rest of a "(user='...')" condition
@@ -2884,6 +2933,7 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
     i = next > covered ? next : covered;
   }
   conditionalWindows();
+  subqueryWindows();
 }
 
 /**
