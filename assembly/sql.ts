@@ -2563,6 +2563,52 @@ function startsLikeSql(): bool {
   return false;
 }
 
+/** The value starts with a word, then a boolean operator ("true or 2>1", "id or 2>1": leadOperandBool). */
+function wordThenBool(): bool {
+  const i = skipBlanks(txt, 0, len);
+  if (i >= len || (cls(at(txt, i)) & 8) == 0) return false;
+  let k = i + 1;
+  while (k < len && (cls(at(txt, k)) & 2) != 0) k++;
+  return boolWordAt(skipBlanks(txt, k, len));
+}
+
+/** OR, AND, XOR (a whole word), || or && at i. */
+function boolWordAt(i: i32): bool {
+  if (i + 2 > len) return false;
+  const a = lower(at(txt, i));
+  const b = lower(at(txt, i + 1));
+  if ((a == 124 && b == 124) || (a == 38 && b == 38)) return true; // || &&
+  let l = 0;
+  if (a == 111 && b == 114) l = 2; // or
+  else if (i + 3 <= len && ((a == 97 && b == 110 && lower(at(txt, i + 2)) == 100) || (a == 120 && b == 111 && lower(at(txt, i + 2)) == 114))) l = 3; // and xor
+  return l > 0 && (i + l >= len || (cls(at(txt, i + l)) & 2) == 0);
+}
+
+/**
+ * The value starts with an operand that is no number (TRUE, a column word, @a, '1', x'31', !0),
+ * then a boolean operator and a comparison whose left side is no bare word: a numeric context's
+ * injection after a value the application did not expect ("true or 2>1", "id or 2>1"; "yes or
+ * no=maybe" and "cats or dogs" compare nothing of that kind).
+ */
+function leadOperandBool(): void {
+  if (tType(0) == T_NUM || !chain(0, true)) return;
+  const b = sig(exprEnd);
+  let r = firstRule(K_SQL_TAUTOLOGY);
+  while (r >= 0) {
+    if (ruleEnabled(r) && !done(r) && boolShape(b) && isBool(b, r)) {
+      const first = unaryEnd(b + 1);
+      if (tType(first) == T_WORD && !isCall(first) && !isLiteralWord(first)) return;
+      if (boolExpr(b + 1, false)) {
+        for (let j = b + 1; j < exprEnd; j++) {
+          if (tType(j) == T_OP && (tSub(j) == O_EQ || tSub(j) == O_CMP)) { hitTok(r, b, exprEnd); return; }
+        }
+      }
+      return;
+    }
+    r = nextRule(r);
+  }
+}
+
 const QUICK_WINDOW = 8; // tokens lexed first after a quote, to see whether a breakout can start there
 
 // The quote of each kind that the quote contexts read as closing the application's string: the
@@ -2763,7 +2809,10 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
     if (tType(k) == T_OP && tSub(k) == O_ARITH) k++;
     if (tType(k) == T_NUM) judgeBreakout(k + 1, true, false);
     else if (tType(k) == T_RP || tType(k) == T_SEMI) judgeBreakout(k, true, false);
-    else judgeBreakout(0, false, false); // implied left operand: "OR 1=1", "AND true", "|| pg_sleep(5)"
+    else {
+      judgeBreakout(0, false, false); // implied left operand: "OR 1=1", "AND true", "|| pg_sleep(5)"
+      leadOperandBool();
+    }
     // a longer number expression first: "(1) and 1=2", "0+1 and 1=2", "(1) order by 2--"
     const lead = numericLead();
     if (lead > k + 1) {
@@ -2775,6 +2824,12 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
     // where password like 's%')"
     if (tType(k) == T_LP) scalarSubquery(k);
     covered = lexEnd >= len ? len : (ntok > 4 ? tStart(ntok - 4) : lexEnd);
+  } else if ((mask & (C_EQ | C_LT | C_GT)) != 0 && wordThenBool()) {
+    // a window of its own for this one judge: it covers nothing (the value-start window's
+    // reading would hide the anchored windows' readings of the text it covers); only for a value
+    // that holds a comparison's '=', '<' or '>' (one mask test for every other value)
+    lex(0, 0, CONTEXT_WINDOW);
+    leadOperandBool();
   }
   // quote contexts: the text after the first quote of each kind
   // (the quick look only when no value-start window judged a stretch in its own reading:
