@@ -72,6 +72,10 @@ export function buildInwardNames(): void {
       if (l > 5 && load<u8>(p) == 123 && lower(<u32>load<u8>(p, 1)) == 105 && lower(<u32>load<u8>(p, 2)) == 112 && load<u8>(p, 3) == 125 && load<u8>(p, 4) == 46) {
         p += 5;
         l -= 5;
+      } else if (l > 2 && load<u8>(p) == 42 && load<u8>(p, 1) == 46) {
+        // "*.": a zone (ssrf-scan.ts ZONE_PREFIX), handed over as a name
+        p += 2;
+        l -= 2;
       }
       if (nameCount == MAX_NAMES) { namesOverflow = true; continue; }
       const e = NAMES + <usize>nameCount * 12;

@@ -36,10 +36,15 @@ export interface InternalTargetRule {
 }
 
 const WILDCARD_PREFIX = '{ip}.';
+// "*.<zone>": a zone whose names all stay inside a network (the special-use and private zones,
+// "*.internal", "*.local", "*.home.arpa"; cluster and service-discovery zones, "*.svc",
+// "*.consul"): a name param a zone without a '.' can be written as
+const ZONE_PREFIX = '*.';
 
 /**
  * The url-internal rule `id` with its params: a param without a '.' is a scheme, `{ip}.` and a
- * name is a wildcard DNS service, any other param with a '.' a name that resolves inward
+ * name is a wildcard DNS service, any other param with a '.' a name that resolves inward (`*.`
+ * and a zone: the zone, as such a name)
  * (assembly/urls.ts hands over URLs under the same host params).
  */
 export function internalTargetRule(id: string, params: readonly string[]): InternalTargetRule {
@@ -50,7 +55,7 @@ export function internalTargetRule(id: string, params: readonly string[]): Inter
     const p = param.toLowerCase(); // (the generator requires lower case; a blob made by hand may not)
     if (!p.includes('.')) schemes.add(p);
     else if (p.startsWith(WILDCARD_PREFIX)) wildcard.push(p.slice(WILDCARD_PREFIX.length));
-    else names.push(p);
+    else names.push(p.startsWith(ZONE_PREFIX) ? p.slice(ZONE_PREFIX.length) : p);
   }
   return { id, schemes, wildcard, names, verdicts: new Map() };
 }

@@ -35,6 +35,20 @@ const ATTACKS = [
   ['http://spoofed.burpcollaborator.net/', 'internal-target', 'a well-known name for 127.0.0.1'],
   ['https://7f000001.302.r3dir.me/', 'internal-target', 'a redirect service that sends the request inward'],
   ['http://127.1.1.1:80:\\@@127.2.2.2:80/', 'internal-target', 'a URL WHATWG refuses, host still internal'],
+  ['http://kubernetes.default.svc/api/v1/namespaces/kube-system/secrets', 'internal-target', "Kubernetes' service zone"],
+  ['http://my-svc.my-ns.svc.cluster.local:8080/', 'internal-target', 'a cluster-local service name'],
+  ['http://host.docker.internal:2375/containers/json', 'internal-target', "Docker's name for the host, the private .internal zone"],
+  ['https://jenkins.internal/', 'internal-target', 'the .internal zone'],
+  ['http://printer.local/', 'internal-target', 'an mDNS .local name'],
+  ['http://nas.home.arpa/', 'internal-target', 'the home network zone'],
+  ['http://vault.service.consul:8200/v1/secret', 'internal-target', "Consul's service zone"],
+  ['http://localho.st/', 'internal-target', 'a public name that resolves to 127.0.0.1'],
+  ['http://make-127-0-0-1-rr.1u.ms/', 'internal-target', 'a DNS-rebinding service'],
+  ['redis://127.0.0.1:6379/', 'internal-target', 'a database service scheme to loopback'],
+  ['postgres://admin@10.0.0.8:5432/db', 'internal-target', 'a database URL to a private address'],
+  ['rmi://attacker.example:1099/obj', 'smuggling-scheme', "Java's RMI naming scheme"],
+  ['unix:///var/run/docker.sock:/containers/json', 'smuggling-scheme', "Docker's socket"],
+  ['http+unix://%2Fvar%2Frun%2Fdocker.sock/containers/json', 'smuggling-scheme', 'http over a unix socket'],
   ['ws://10.0.0.1/socket', 'internal-target', 'websocket to a private address'],
   ['go to https://redirector.example/?next=http://localhost/admin now', 'internal-target', 'an internal URL inside a public one, in prose'],
   ['http%3A%2F%2F127.0.0.1%2Fadmin', 'internal-target', 'URL-encoded'],
@@ -53,6 +67,8 @@ const BENIGN = [
   'Category:File: notes', 'C:\\Users\\me\\file.txt', 'http://8.8.8.8/', 'https://[2606:4700::1111]/',
   'http://8.8.8.8.nip.io/', 'https://app.93-184-216-34.sslip.io/', 'https://nip.io/', 'https://www.example.com./search?q=x', 'http://8.8.8.8.nip.io./', 'https://blog.example/why-we-use-nip.io',
   'http://mylvh.me/', 'https://www.burpcollaborator.net/',
+  'https://www.internal.com/', 'https://local.example.com/', 'https://consul.io/docs', 'https://svc.example.org/x', 'http://example.lan.com/',
+  'https://home.arpa.example/', 'mongodb://app:secret@db.example.com:27017/shop', 'redis://cache.example.net:6379/0',
 ];
 
 describe('ssrf findings in scan', () => {
@@ -89,9 +105,13 @@ describe('ssrf findings in scan', () => {
   it('the host params of the url-internal rule are data: the shipped ones and a list of its own', () => {
     const shipped = new Engine().rules.find((r) => r.id === 'patterns.ssrf.internal-target');
     const def = internalTargetRule(shipped.id, shipped.params);
-    expect([...def.schemes].sort()).toEqual(['ftp', 'http', 'https', 'ws', 'wss']);
+    expect([...def.schemes].sort()).toEqual(['amqp', 'ftp', 'http', 'https', 'mongodb', 'mysql', 'postgres', 'postgresql', 'redis', 'ssh', 'ws', 'wss']);
     expect(def.wildcard).toContain('nip.io');
     expect(def.names).toContain('lvh.me');
+    // "*.zone": the zone, as a name (written with '*.' so that a zone without a '.' is no scheme)
+    expect(def.names).toContain('internal');
+    expect(def.schemes.has('internal')).toBe(false);
+    expect(internalTargetRule('x', ['*.corp']).names).toEqual(['corp']);
     const own = internalTargetRule('patterns.ssrf.internal-target', ['http', 'corp-loop.example', '{ip}.wild.example']);
     expect(own.wildcard).toEqual(['wild.example']);
     expect(own.names).toEqual(['corp-loop.example']);
