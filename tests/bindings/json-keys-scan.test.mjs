@@ -67,6 +67,7 @@ describe('operator keys written as JavaScript or query-string keys in any value'
 
   it.each([
     "'; return true; var dummy='", "' ; return true //", '"; return true; //', "'; sleep(5000); var x='",
+    "'; return(true); //", "'}); return true; //", "'; while(1); //", "';while(true){}//", "'; for(;;){} //",
   ])('a $where string ended with a space after the semicolon: %s', (v) => {
     expect(scan(v).map((f) => f.rule)).toContain('patterns.nosql.where-injection');
   });
@@ -75,6 +76,7 @@ describe('operator keys written as JavaScript or query-string keys in any value'
     'Keep the box; return it within 30 days', 'Keep the box; return this item by Friday',
     "It's fine; return true to form", 'If you hate it; return this.', 'if (ok) { save(); return true; }',
     'doIt(); return true // done',
+    "Shop 'til you drop; while(stocks) last", 'loop(); while(1) { }', 'for(;;) is an endless loop in C',
   ])('prose and code with a semicolon and "return": %s', (v) => {
     expect(scan(v).map((f) => f.rule)).not.toContain('patterns.nosql.where-injection');
   });
