@@ -12,7 +12,7 @@ import {
 } from './rules';
 import { emit } from './findings';
 import { stripMode, addSpan } from './spans';
-import { TABLE as CLASS_TABLE, classesInit, C_UNDERSCORE, C_ALPHA, C_HASH, C_DOLLAR, C_EQ, C_LBRACE, C_LBRACK, C_LT, C_LP, C_RP } from './classes';
+import { TABLE as CLASS_TABLE, classesInit, C_UNDERSCORE, C_ALPHA, C_HASH, C_DOLLAR, C_EQ, C_COLON, C_LBRACE, C_LBRACK, C_LT, C_LP, C_RP } from './classes';
 
 let txt: usize = 0;
 let len = 0;
@@ -298,6 +298,113 @@ function velocitySet(r: i32): void {
   }
 }
 
+// Log4j's lookups: per open "${" (at most LK_DEPTH tracked; deeper ones only counted), its mode
+const LK_DEPTH = 16;
+const LK_MODE = memory.data(LK_DEPTH);
+const LK_NAME = memory.data(LK_DEPTH * 8); // the lookup's name so far, 8 lower-case letters at most
+const M_NAME: u8 = 0; // reading "prefix:key" (what it yields is unknown: nothing is passed on)
+const M_KEY: u8 = 1; // after the prefix's ':', waiting for the ":-" of a default
+const M_OUT: u8 = 2; // the default after ":-", or the text of ${lower:...} / ${upper:...}: passed on
+const M_DATE: u8 = 3; // ${date:'j'}: the quoted letters are passed on
+const JNDI: u64 = 0x3a69646e6a; // "jndi:", first letter lowest
+
+/** A unit as one byte for those names: ASCII lower-cased, anything else (and NUL) 0xff, which no name holds. */
+@inline function unitByte(c: u32): u32 {
+  return c - 1 < 127 ? lower(c) : 0xff;
+}
+
+/**
+ * Log4j 2's lookups (CVE-2021-44228): a "${" ... "}" whose text, as Log4j resolves it, starts with
+ * "jndi:" in any letter case. Nested lookups that Log4j replaces by a default or by their own
+ * letters are read as such: "${::-j}", "${env:NOPE:-j}", "${lower:J}", "${upper:j}", "${date:'j'}"
+ * ("${j${::-n}di:rmi://...}", "${${env:X:-j}ndi${env:X:-:}..."); any other nested lookup yields
+ * nothing known. Like Log4j, an outer "${" without its "}" resolves nothing. One pass, each unit
+ * read once; the reported span is the outer lookup.
+ */
+function log4jLookups(r: i32): void {
+  let depth = 0; // open "${" lookups
+  let silent = 0; // open nested lookups whose text is not passed on (modes M_NAME and M_KEY)
+  let start = 0;
+  let got: u64 = 0; // the outer lookup's first resolved units, 8 bits each
+  let gotLen = 0;
+  let quoted = false; // inside ${date:'...'}
+  let i = 0;
+  while (i < len) {
+    if (depth == 0) {
+      i = find1(txt, i, len, 36);
+      if (i + 1 >= len) return;
+    }
+    const c = at(txt, i);
+    if (c == 36 && i + 1 < len && at(txt, i + 1) == 123) {
+      if (depth == 0) { start = i; got = 0; gotLen = 0; }
+      else {
+        silent++;
+        if (depth <= LK_DEPTH) {
+          store<u8>(LK_MODE + <usize>(depth - 1), M_NAME);
+          store<u64>(LK_NAME + (<usize>(depth - 1) << 3), 0);
+        }
+      }
+      depth++;
+      i += 2;
+      continue;
+    }
+    if (depth == 0) { i++; continue; }
+    if (c == 125) {
+      depth--;
+      if (depth == 0) {
+        if (gotLen == 5 && got == JNDI) { hit(r, start, i + 1); if (!stripMode) return; }
+      } else if (depth <= LK_DEPTH) {
+        const m = load<u8>(LK_MODE + <usize>(depth - 1));
+        if (m == M_NAME || m == M_KEY) silent--;
+        quoted = false;
+      } else silent--;
+      i++;
+      continue;
+    }
+    // the unit at the innermost open lookup: level 0 is the outer one, 1.. nested
+    const level = depth - 1;
+    let pass = level == 0;
+    if (level > 0 && level <= LK_DEPTH) {
+      const m = load<u8>(LK_MODE + <usize>(level - 1));
+      if (m == M_NAME || m == M_KEY) {
+        if (c == 58 && i + 1 < len && at(txt, i + 1) == 45) {
+          // ":-": the default follows
+          store<u8>(LK_MODE + <usize>(level - 1), M_OUT);
+          silent--;
+          i += 2;
+          continue;
+        }
+        if (m == M_NAME) {
+          const a = LK_NAME + (<usize>(level - 1) << 3);
+          const nm = load<u64>(a);
+          if (c == 58) {
+            // "lower", "upper", "date" (little-endian letters)
+            if (nm == 0x7265776f6c || nm == 0x7265707075) { store<u8>(LK_MODE + <usize>(level - 1), M_OUT); silent--; }
+            else if (nm == 0x65746164) { store<u8>(LK_MODE + <usize>(level - 1), M_DATE); silent--; quoted = false; }
+            else store<u8>(LK_MODE + <usize>(level - 1), M_KEY);
+          } else if ((nm >> 56) == 0) {
+            // the name's letters, at most 8 (a longer name is no listed one: its top byte stays set)
+            let k = 0;
+            while (k < 8 && ((nm >> (<u64>k << 3)) & 0xff) != 0) k++;
+            store<u64>(a, nm | (<u64>unitByte(c) << (<u64>k << 3)));
+          }
+        }
+        i++;
+        continue;
+      }
+      if (m == M_DATE) {
+        if (c == 39) { quoted = !quoted; i++; continue; }
+        pass = quoted;
+      } else pass = true;
+    }
+    if (pass && silent == 0 && gotLen < 5) {
+      got |= <u64>unitByte(c) << (<u64>gotLen << 3);
+      gotLen++;
+    }
+    i++;
+  }
+}
+
 /** "__name__" names of rules of kind ssti-dunder, anywhere in the value. */
 function dunders(): void {
   let i = 0;
@@ -361,6 +468,11 @@ export function scanSsti(p: usize, n: i32, mask: u32): void {
   if ((mask & (C_HASH | C_DOLLAR | C_EQ)) == (C_HASH | C_DOLLAR | C_EQ)) {
     const rv = enabledRule(K_TEMPLATE_EXPR);
     if (rv >= 0) velocitySet(rv);
+  }
+  // Log4j's lookups: "${", '}' and the ':' of "jndi:"
+  if ((mask & (C_DOLLAR | C_LBRACE | C_COLON)) == (C_DOLLAR | C_LBRACE | C_COLON)) {
+    const rl = enabledRule(K_TEMPLATE_EXPR);
+    if (rl >= 0) log4jLookups(rl);
   }
   // dunder names hold '_' and letters
   if ((mask & (C_UNDERSCORE | C_ALPHA)) == (C_UNDERSCORE | C_ALPHA) && enabledRule(K_SSTI_DUNDER) >= 0) dunders();
