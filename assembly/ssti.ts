@@ -138,6 +138,93 @@ function judge(s: i32, e: i32, spaced: bool, ruby: bool): i32 {
   return ruleWithWord(K_TEMPLATE_NAME, txt, i, k - i);
 }
 
+/** p[i, k) as lower-case ASCII bytes, first letter lowest; 0 when longer than 8 units or not ASCII. */
+function packWord(i: i32, k: i32): u64 {
+  if (k - i > 8) return 0;
+  let w: u64 = 0;
+  for (let j = i; j < k; j++) {
+    const c = at(txt, j);
+    if (c >= 128) return 0;
+    w |= <u64>lower(c) << (<u64>(j - i) << 3);
+  }
+  return w;
+}
+
+const W_AND: u64 = 0x646e61;
+const W_OR: u64 = 0x726f;
+const W_IN: u64 = 0x6e69;
+const W_PRINT: u64 = 0x746e697270;
+const W_IF: u64 = 0x6669;
+const W_ELSE: u64 = 0x65736c65;
+const W_ELIF: u64 = 0x66696c65;
+const W_ELSEIF: u64 = 0x666965736c65;
+const W_UNLESS: u64 = 0x7373656c6e75;
+const W_WHILE: u64 = 0x656c696877;
+
+/**
+ * In a Jinja, Twig or Django expression or statement ({{ }}, {% %}) that judge() did not report:
+ * a name listed by a template-name rule standing alone as an operand whose value is printed or
+ * kept: after the start, '(', '[', ',', '~', '{', a single '=', "and", "or", "in" or a leading
+ * "print", and before the end, ')', ']', ',', '~', '|', '}', "and", "or", "if" or "else"
+ * ({{ ''~config }}, {{[config]}}, {{ (config,1) }}, {{ 1 and config }}, {% set x = config %},
+ * {% for k,v in config|dictsort %}, {% print config %}). A member chain counts only after the
+ * leading "print" ({% print config.SECRET_KEY %} is {{ config.SECRET_KEY }}): after "in" or "="
+ * it is the loop over, or the copy of, the app's data ({% for item in session.cart %}). Not in
+ * a condition ({% if env == "prod" %}, {% if user and session %}), nor in a Handlebars block
+ * ({{#if session}}: '#' lets nothing out) or a comparison ({{ env === 'prod' }}). Strings are
+ * skipped. Returns the rule, or -1. Linear: each unit is read once, and once more after a name.
+ */
+function operands(s: i32, e: i32): i32 {
+  let leak = true; // the last token lets the next operand's value out
+  let printed = false; // the last token is a leading "print"
+  let first = true;
+  let i = s;
+  while (i < e) {
+    const c = at(txt, i);
+    if (isSpace(c)) { i++; continue; }
+    if (c == 39 || c == 34) {
+      i = find1(txt, i + 1, e, c) + 1;
+      leak = false; printed = false; first = false;
+      continue;
+    }
+    if (isIdentStart(c) || isDigit(c)) {
+      let k = i + 1;
+      while (k < e && isIdentPart(at(txt, k))) k++;
+      const w = packWord(i, k);
+      if (first && (w == W_IF || w == W_ELIF || w == W_ELSEIF || w == W_UNLESS || w == W_WHILE)) return -1;
+      if (leak && !isDigit(c) && !(i > s && at(txt, i - 1) == 46)) {
+        let j = k;
+        while (j < e && isSpace(at(txt, j))) j++;
+        const rc = j < e ? at(txt, j) : 0;
+        let out = rc == 0 || rc == 41 || rc == 93 || rc == 44 || rc == 126 || rc == 124 || rc == 125 || (rc == 46 && printed);
+        if (!out && isAlpha(rc)) {
+          let q = j + 1;
+          while (q < e && isIdentPart(at(txt, q))) q++;
+          const nw = packWord(j, q);
+          out = nw == W_AND || nw == W_OR || nw == W_IF || nw == W_ELSE;
+        }
+        if (out) {
+          const r = ruleWithWord(K_TEMPLATE_NAME, txt, i, k - i);
+          if (r >= 0) return r;
+        }
+      }
+      printed = first && w == W_PRINT;
+      leak = printed || w == W_AND || w == W_OR || w == W_IN;
+      first = false;
+      i = k;
+      continue;
+    }
+    // a single '=' (not ==, !=, <=, >=, =>)
+    leak = c == 40 || c == 91 || c == 44 || c == 126 || c == 123 ||
+      (c == 61 && !(i > s && (at(txt, i - 1) == 61 || at(txt, i - 1) == 33 || at(txt, i - 1) == 60 || at(txt, i - 1) == 62)) &&
+        !(i + 1 < e && (at(txt, i + 1) == 61 || at(txt, i + 1) == 62)));
+    printed = false;
+    first = false;
+    i++;
+  }
+  return -1;
+}
+
 /** Classes (classes.ts bits) every character of the opener needs in the value: a quick "no". */
 function openerClasses(w: usize, n: i32): u32 {
   classesInit();
@@ -236,10 +323,29 @@ function pairs(r: i32, w: usize, wl: i32, mask: u32, need: u32): void {
     }
     if (found < 0) return; // no closer after this opener: none after any later one either
     // (ERB's and JSP's comments, <%# ... %> and <%-- ... --%>, call nothing)
-    const erb = first == 60 && ol >= 2 && load<u8>(w + 1) == 37 && !(cs < found && (at(txt, cs) == 35 || (at(txt, cs) == 45 && cs + 1 < found && at(txt, cs + 1) == 45)));
-    const v = judge(cs, found, first != 91, erb);
+    const erbPair = first == 60 && ol == 2 && load<u8>(w + 1) == 37;
+    const jspComment = cs + 1 < found && at(txt, cs) == 45 && at(txt, cs + 1) == 45;
+    const erb = erbPair && !(cs < found && (at(txt, cs) == 35 || jspComment));
+    // Jinja's and Twig's white-space control ({{- x -}}, {%~ x ~%}, {{+ x }}), ERB's and EJS's
+    // output and trim marks (<%= x %>, <%== x %>, <%- x -%>, <%_ x _%>): no part of the expression
+    const jinja = first == 123 && ol == 2 && (load<u8>(w + 1) == 123 || load<u8>(w + 1) == 37);
+    let s = cs;
+    let e = found;
+    if (jinja) {
+      if (s < e && (at(txt, s) == 45 || at(txt, s) == 126 || at(txt, s) == 43)) s++;
+      if (e > s && (at(txt, e - 1) == 45 || at(txt, e - 1) == 126)) e--;
+    } else if (erb) {
+      let m = 0;
+      while (m < 2 && s < e && (at(txt, s) == 61 || at(txt, s) == 45 || at(txt, s) == 95)) { s++; m++; }
+      if (e > s && (at(txt, e - 1) == 45 || at(txt, e - 1) == 95)) e--;
+    }
+    const v = judge(s, e, first != 91, erb);
     if (v == -2) hit(r, i, found + cl);
     else if (v >= 0) hit(v, i, found + cl);
+    else if (jinja) {
+      const o = operands(s, e);
+      if (o >= 0) hit(o, i, found + cl);
+    }
     i = found + cl;
   }
 }
