@@ -12,7 +12,7 @@ import {
 } from './rules';
 import { emit } from './findings';
 import { stripMode, addSpan } from './spans';
-import { TABLE as CLASS_TABLE, classesInit, C_UNDERSCORE, C_ALPHA, C_HASH, C_DOLLAR, C_EQ, C_COLON, C_LBRACE, C_LBRACK, C_LT, C_LP, C_RP } from './classes';
+import { TABLE as CLASS_TABLE, classesInit, C_UNDERSCORE, C_ALPHA, C_HASH, C_DOLLAR, C_EQ, C_COLON, C_AT, C_DOT, C_LBRACE, C_LBRACK, C_LT, C_LP, C_RP } from './classes';
 
 let txt: usize = 0;
 let len = 0;
@@ -39,6 +39,15 @@ function hit(r: i32, s: i32, e: i32): void {
   if (r < 0) return;
   if (stripMode) addSpan(s, e);
   else emit(r, s, e);
+}
+
+/** The word w (ASCII, lower case) at txt[i, e) in any letter case, no name character after it. */
+function wordAt(i: i32, e: i32, w: string): bool {
+  const n = w.length;
+  if (i + n > e) return false;
+  for (let j = 0; j < n; j++) if (lower(at(txt, i + j)) != <u32>w.charCodeAt(j)) return false;
+  const c = i + n < e ? at(txt, i + n) : 0;
+  return !(isAlnum(c) || c == 95 || c == 36);
 }
 
 @inline function isIdentStart(c: u32): bool {
@@ -160,6 +169,8 @@ const W_ELIF: u64 = 0x66696c65;
 const W_ELSEIF: u64 = 0x666965736c65;
 const W_UNLESS: u64 = 0x7373656c6e75;
 const W_WHILE: u64 = 0x656c696877;
+const W_CLASS: u64 = 0x7373616c63;
+const W_GETCLASS: u64 = 0x7373616c63746567;
 
 /**
  * In a Jinja, Twig or Django expression or statement ({{ }}, {% %}) that judge() did not report:
@@ -511,6 +522,144 @@ function log4jLookups(r: i32): void {
   }
 }
 
+@inline function isNamePart(c: u32): bool {
+  return isAlnum(c) || c == 95;
+}
+
+/** txt[i, k) is one of the names (ASCII, lower case), in any letter case. */
+function nameIn(names: string[], i: i32, k: i32): bool {
+  const n = k - i;
+  for (let w = 0; w < names.length; w++) {
+    const name = unchecked(names[w]);
+    if (name.length != n) continue;
+    let j = 0;
+    while (j < n && lower(at(txt, i + j)) == <u32>name.charCodeAt(j)) j++;
+    if (j == n) return true;
+  }
+  return false;
+}
+
+// The first part of a class's full name in the reflection shapes: the JDK's, the big vendors' and
+// the template engines' packages (an e-mail address or a handle, john.doe@host, starts otherwise)
+const PACKAGE_ROOTS: string[] = [
+  'java', 'javax', 'jakarta', 'jdk', 'sun', 'com', 'org', 'net', 'io', 'ognl', 'freemarker', 'groovy', 'kotlin', 'system',
+];
+
+/**
+ * The end of a dotted Java-style name at k (a.b.C): sets dotsSeen and rootSeen (its first part is
+ * one of PACKAGE_ROOTS). Letter case is not judged: the mutation suite's case mutants of a payload
+ * must still be found, though Java would not resolve them.
+ */
+let dotsSeen = 0;
+let rootSeen = false;
+function dottedName(k: i32): i32 {
+  dotsSeen = 0;
+  rootSeen = false;
+  const start = k;
+  while (k < len && isAlpha(at(txt, k))) {
+    while (k < len && (isNamePart(at(txt, k)) || at(txt, k) == 36)) k++;
+    if (dotsSeen == 0) rootSeen = nameIn(PACKAGE_ROOTS, start, k);
+    if (k + 1 < len && at(txt, k) == 46 && isAlpha(at(txt, k + 1))) { dotsSeen++; k++; }
+    else break;
+  }
+  return k;
+}
+
+/**
+ * Java expression languages' reflection shapes that need no delimiter pair, reported by rule r:
+ * OGNL's static member "@pkg.Class@member" (@java.lang.Runtime@getRuntime(),
+ * @ognl.OgnlContext@DEFAULT_MEMBER_ACCESS: a dotted name starting with a package root, between two
+ * '@'; not an e-mail address or a handle, first.last@host), Razor's call into .NET's System
+ * namespace (@System.Diagnostics.Process.Start(...), @System.IO.File.ReadAllText(...)), Spring EL's
+ * type reference "T(pkg.Class)" (T(java.lang.System).getenv(): the routing-expression form; not
+ * T(n) or T(n.log) in prose), and a Velocity reference walking to a class and calling on it
+ * ($x.class.forName(...), $x.getClass().forName(...)). Each '@', '(' and '$' is read once; the
+ * names read after it stop at the next one.
+ */
+function javaShapes(r: i32, mask: u32): void {
+  if ((mask & (C_AT | C_DOT)) == (C_AT | C_DOT)) {
+    let i = 0;
+    while (i + 4 < len) {
+      i = find1(txt, i, len, 64);
+      if (i + 4 >= len) break;
+      if (i > 0 && (isNamePart(at(txt, i - 1)) || at(txt, i - 1) == 46)) { i++; continue; }
+      const k = dottedName(i + 1);
+      if (k + 1 < len && at(txt, k) == 64 && dotsSeen > 0 && rootSeen && (isAlpha(at(txt, k + 1)) || at(txt, k + 1) == 95)) {
+        let q = k + 1;
+        while (q < len && isNamePart(at(txt, q))) q++;
+        hit(r, i, q);
+        if (!stripMode) return;
+        i = q;
+        continue;
+      }
+      // Razor: "@System." then a member chain, then '('
+      if (k < len && at(txt, k) == 40 && dotsSeen > 0 && wordAt(i + 1, k, "system")) {
+        hit(r, i, k + 1);
+        if (!stripMode) return;
+      }
+      i = k > i + 1 ? k : i + 1;
+    }
+  }
+  if ((mask & (C_LP | C_RP | C_DOT)) == (C_LP | C_RP | C_DOT)) {
+    // Spring EL: 'T', white space, '(', a dotted class name, ')'
+    let i = 1;
+    while (i + 4 < len) {
+      i = find1(txt, i, len, 40);
+      if (i + 4 >= len) break;
+      let t = i - 1;
+      while (t > 0 && i - t < 16 && isSpace(at(txt, t))) t--;
+      if ((at(txt, t) | 32) == 116 && (t == 0 || !(isNamePart(at(txt, t - 1)) || at(txt, t - 1) == 46 || at(txt, t - 1) == 36))) {
+        let k = i + 1;
+        while (k < len && k - i < 16 && isSpace(at(txt, k))) k++;
+        k = dottedName(k);
+        if (dotsSeen > 0 && rootSeen) {
+          while (k < len && k - i < 512 && isSpace(at(txt, k))) k++;
+          if (k < len && at(txt, k) == 41) {
+            hit(r, t, k + 1);
+            if (!stripMode) return;
+            i = k + 1;
+            continue;
+          }
+        }
+      }
+      i++;
+    }
+  }
+  if ((mask & (C_DOLLAR | C_DOT | C_LP)) == (C_DOLLAR | C_DOT | C_LP)) {
+    // Velocity: $x, $!x or ${x}, members, one of them "class" or "getClass()", then a call
+    let i = 0;
+    while (i + 4 < len) {
+      i = find1(txt, i, len, 36);
+      if (i + 4 >= len) break;
+      let k = i + 1;
+      if (at(txt, k) == 33) k++;
+      const braced = k < len && at(txt, k) == 123;
+      if (braced) k++;
+      if (k >= len || !isAlpha(at(txt, k))) { i++; continue; }
+      while (k < len && isNamePart(at(txt, k))) k++;
+      if (braced && k < len && at(txt, k) == 125) k++;
+      let reflect = false;
+      while (k + 1 < len && at(txt, k) == 46 && isAlpha(at(txt, k + 1))) {
+        const m = k + 1;
+        let q = m + 1;
+        while (q < len && isNamePart(at(txt, q))) q++;
+        const called = q < len && at(txt, q) == 40;
+        if (reflect && called) {
+          hit(r, i, q + 1);
+          if (!stripMode) return;
+          break;
+        }
+        const w = packWord(m, q);
+        if (w == W_CLASS && !called) { reflect = true; k = q; continue; }
+        if (w == W_GETCLASS && called && q + 1 < len && at(txt, q + 1) == 41) { reflect = true; k = q + 2; continue; }
+        k = q;
+        if (called) break;
+      }
+      i = k > i + 1 ? k : i + 1;
+    }
+  }
+}
+
 /** "__name__" names of rules of kind ssti-dunder, anywhere in the value. */
 function dunders(): void {
   let i = 0;
@@ -540,7 +689,8 @@ export function sstiWanted(n: i32, mask: u32): bool {
   if (n < 3) return false;
   if (cachedPairs < 0) buildCache();
   return cachedPairs >= MAX_CACHED || (mask & gateAny) != 0 || (mask & (C_UNDERSCORE | C_ALPHA)) == (C_UNDERSCORE | C_ALPHA) ||
-    (mask & (C_HASH | C_DOLLAR | C_EQ)) == (C_HASH | C_DOLLAR | C_EQ);
+    (mask & (C_HASH | C_DOLLAR | C_EQ)) == (C_HASH | C_DOLLAR | C_EQ) || (mask & (C_AT | C_DOT)) == (C_AT | C_DOT) ||
+    (mask & (C_DOLLAR | C_DOT | C_LP)) == (C_DOLLAR | C_DOT | C_LP);
 }
 
 /** Runs every SSTI rule over text[0, n). In strip mode adds removal spans instead of findings. */
@@ -574,6 +724,11 @@ export function scanSsti(p: usize, n: i32, mask: u32): void {
   if ((mask & (C_HASH | C_DOLLAR | C_EQ)) == (C_HASH | C_DOLLAR | C_EQ)) {
     const rv = enabledRule(K_TEMPLATE_EXPR);
     if (rv >= 0) velocitySet(rv);
+  }
+  // OGNL's, Razor's, Spring EL's and Velocity's reflection without delimiters
+  if ((mask & C_DOT) != 0 && (mask & (C_AT | C_LP)) != 0) {
+    const rj = enabledRule(K_TEMPLATE_EXPR);
+    if (rj >= 0) javaShapes(rj, mask);
   }
   // Log4j's lookups: "${", '}' and the ':' of "jndi:"
   if ((mask & (C_DOLLAR | C_LBRACE | C_COLON)) == (C_DOLLAR | C_LBRACE | C_COLON)) {
