@@ -660,6 +660,89 @@ function javaShapes(r: i32, mask: u32): void {
   }
 }
 
+// PHP functions that run a command, evaluate code or read and write files: called in a Smarty tag,
+// they are the template's code. (A plain list here, not a rule's params: a template-name param is
+// judged in every delimiter pair, and "{{ system.name }}" is a placeholder.)
+const PHP_CALLS: string[] = [
+  'system', 'passthru', 'exec', 'shell_exec', 'popen', 'proc_open', 'pcntl_exec', 'phpinfo', 'eval', 'assert',
+  'file_get_contents', 'file_put_contents', 'readfile', 'show_source', 'highlight_file', 'create_function', 'call_user_func',
+];
+
+const W_CONST: u64 = 0x74736e6f63;
+const W_ENV: u64 = 0x766e65;
+const W_SERVER: u64 = 0x726576726573;
+
+/** After "$smarty.": a member that reads PHP's constants, environment or server variables, or the template object. */
+function smartyMember(k: i32): bool {
+  let q = k;
+  while (q < len && q - k < 16 && isNamePart(at(txt, q))) q++;
+  if (q - k == 15) {
+    const t = "template_object";
+    let j = 0;
+    while (j < 15 && lower(at(txt, k + j)) == <u32>t.charCodeAt(j)) j++;
+    return j == 15;
+  }
+  const w = packWord(k, q);
+  return w == W_CONST || w == W_ENV || w == W_SERVER;
+}
+
+/**
+ * Smarty's tags, '{' with no white space after it, up to the next '}': a listed PHP function
+ * called at the tag's start or after if, elseif or while ({system('id')}, {if phpinfo()}{/if},
+ * {passthru("id")}), the call's ')' closing the tag (an object's method "{exec(cmd) { ... }}" in
+ * JavaScript does not); or Smarty's own variable $smarty reading PHP's constants, environment or
+ * server variables or the template object ({$smarty.const.DB_PASS}, {$smarty.env.APP_KEY},
+ * {$smarty.template_object}; not {$smarty.now} or {$smarty.version}, which themes print). Reported by rule r. Each '{' is read once; the search for the tag's
+ * '}' goes on from the last one found.
+ */
+function smartyTags(r: i32): void {
+  const last = lastUnit(125);
+  let close = -1; // the '}' after the last tag looked at
+  let i = 0;
+  while (i + 3 < last) {
+    i = find1(txt, i, last, 123);
+    if (i + 3 >= last) return;
+    let k = i + 1;
+    if (at(txt, k) == 36) {
+      // {$smarty.
+      if (k + 7 < len && lower(at(txt, k + 1)) == 115 && lower(at(txt, k + 2)) == 109 && lower(at(txt, k + 3)) == 97 &&
+        lower(at(txt, k + 4)) == 114 && lower(at(txt, k + 5)) == 116 && lower(at(txt, k + 6)) == 121 && at(txt, k + 7) == 46 &&
+        smartyMember(k + 8)) {
+        if (close <= k) close = find1(txt, k, len, 125);
+        hit(r, i, close + 1);
+        if (!stripMode) return;
+        i = close + 1;
+        continue;
+      }
+      i++;
+      continue;
+    }
+    if (!isAlpha(at(txt, k))) { i++; continue; }
+    let q = k;
+    while (q < len && isNamePart(at(txt, q))) q++;
+    // "if", "elseif", "while" and white space before the call
+    const w = packWord(k, q);
+    if ((w == W_IF || w == W_ELSEIF || w == W_WHILE) && q < len && isSpace(at(txt, q))) {
+      k = q;
+      while (k < len && k - q < 16 && isSpace(at(txt, k))) k++;
+      q = k;
+      while (q < len && isNamePart(at(txt, q))) q++;
+    }
+    let p = q;
+    while (p < len && p - q < 16 && isSpace(at(txt, p))) p++;
+    if (q > k && p < len && at(txt, p) == 40 && nameIn(PHP_CALLS, k, q)) {
+      if (close <= p) close = find1(txt, p, len, 125);
+      if (close < len && before(close, p) == 41) {
+        hit(r, i, close + 1);
+        if (!stripMode) return;
+        i = close + 1;
+        continue;
+      }
+    }
+    i = q;
+  }
+}
+
 /** "__name__" names of rules of kind ssti-dunder, anywhere in the value. */
 function dunders(): void {
   let i = 0;
@@ -724,6 +807,11 @@ export function scanSsti(p: usize, n: i32, mask: u32): void {
   if ((mask & (C_HASH | C_DOLLAR | C_EQ)) == (C_HASH | C_DOLLAR | C_EQ)) {
     const rv = enabledRule(K_TEMPLATE_EXPR);
     if (rv >= 0) velocitySet(rv);
+  }
+  // Smarty's tags in single braces
+  if ((mask & (C_LBRACE | C_LP)) == (C_LBRACE | C_LP) || (mask & (C_LBRACE | C_DOLLAR)) == (C_LBRACE | C_DOLLAR)) {
+    const rs = enabledRule(K_TEMPLATE_EXPR);
+    if (rs >= 0) smartyTags(rs);
   }
   // OGNL's, Razor's, Spring EL's and Velocity's reflection without delimiters
   if ((mask & C_DOT) != 0 && (mask & (C_AT | C_LP)) != 0) {
