@@ -86,11 +86,17 @@ function after(i: i32, to: i32): u32 {
  * chain, filters after it allowed (config, request.application, config|pprint), the rule of kind
  * template-name that lists its first name.
  */
-function judge(s: i32, e: i32, spaced: bool, ruby: bool): i32 {
+function judge(s: i32, e: i32, spaced: bool, ruby: bool, mustache: bool, dollar: bool): i32 {
   let onlyChain = true; // letters, digits, '_', '$', '.', white space
   let backticks = 0;
   for (let i = s; i < e; i++) {
     const c = at(txt, i);
+    // {{ }}: "constructor" as a member or as a quoted name, Handlebars' and Angular's way from any
+    // object to Function ({{#with "constructor"}}, {{lookup this "constructor"}}, {{x.constructor}})
+    if (mustache && (c == 46 || ((c == 34 || c == 39) && i + 12 < e && at(txt, i + 12) == c)) && wordAt(i + 1, e, "constructor")) return -2;
+    // ${ }, #{ }, *{ }: a member chain through an object's class (${x.class.protectionDomain},
+    // ${x.class.classLoader}: Java's reflection; ${item.class} alone is a CSS class in a JavaScript template)
+    if (dollar && c == 46 && wordAt(i + 1, e, "class") && i + 7 < e && at(txt, i + 6) == 46 && isAlpha(at(txt, i + 7))) return -2;
     // ERB (<% %>): Ruby calls need no brackets, a name then white space then a string is a call
     // (<%= system "id" %>, <%= File.read 'config/master.key' %>; not <%= "a" %> or <% x == "y" %>)
     if (ruby && (c == 34 || c == 39) && i > s && isSpace(at(txt, i - 1))) {
@@ -138,11 +144,13 @@ function judge(s: i32, e: i32, spaced: bool, ruby: bool): i32 {
     s = a;
     e = b;
   }
-  // a bare name or member chain: its first name
+  // a bare name or member chain: its first name; in ${ } also FreeMarker's special variables, a
+  // name after a '.', looked up with the dot (${.data_model}, ${.globals})
   let i = s;
   while (i < e && isSpace(at(txt, i))) i++;
-  if (i >= e || !isIdentStart(at(txt, i))) return -1;
-  let k = i;
+  const special = dollar && i + 1 < e && at(txt, i) == 46 && isAlpha(at(txt, i + 1));
+  if (i >= e || !(isIdentStart(at(txt, i)) || special)) return -1;
+  let k = i + 1;
   while (k < e && isIdentPart(at(txt, k))) k++;
   return ruleWithWord(K_TEMPLATE_NAME, txt, i, k - i);
 }
@@ -170,6 +178,9 @@ const W_ELSEIF: u64 = 0x666965736c65;
 const W_UNLESS: u64 = 0x7373656c6e75;
 const W_WHILE: u64 = 0x656c696877;
 const W_CLASS: u64 = 0x7373616c63;
+const W_DEBUG: u64 = 0x6775626564;
+const W_IMPORT: u64 = 0x74726f706d69;
+const W_FROM: u64 = 0x6d6f7266;
 const W_GETCLASS: u64 = 0x7373616c63746567;
 
 /**
@@ -234,6 +245,24 @@ function operands(s: i32, e: i32): i32 {
     i++;
   }
   return -1;
+}
+
+/**
+ * A {% %} statement that is code by its keyword: Tornado's Python import of a module ({% import os %},
+ * {% from os import popen %}; Jinja and Twig import templates by a quoted name, or Twig's _self),
+ * or Django's {% debug %}, which prints the whole context and the loaded modules.
+ */
+function statementIsCode(s: i32, e: i32): bool {
+  let i = s;
+  while (i < e && isSpace(at(txt, i))) i++;
+  let k = i;
+  while (k < e && isNamePart(at(txt, k))) k++;
+  const w = packWord(i, k);
+  let j = k;
+  while (j < e && isSpace(at(txt, j))) j++;
+  if (w == W_DEBUG) return j == e;
+  if ((w == W_IMPORT || w == W_FROM) && j > k && j < e && isAlpha(at(txt, j))) return !wordAt(j, e, "_self");
+  return false;
 }
 
 /** Classes (classes.ts bits) every character of the opener needs in the value: a quick "no". */
@@ -350,12 +379,15 @@ function pairs(r: i32, w: usize, wl: i32, mask: u32, need: u32): void {
       while (m < 2 && s < e && (at(txt, s) == 61 || at(txt, s) == 45 || at(txt, s) == 95)) { s++; m++; }
       if (e > s && (at(txt, e - 1) == 45 || at(txt, e - 1) == 95)) e--;
     }
-    const v = judge(s, e, first != 91, erb);
+    const mustache = jinja && load<u8>(w + 1) == 123;
+    const dollar = ol == 2 && load<u8>(w + 1) == 123 && (first == 36 || first == 35 || first == 42);
+    const v = judge(s, e, first != 91, erb, mustache, dollar);
     if (v == -2) hit(r, i, found + cl);
     else if (v >= 0) hit(v, i, found + cl);
     else if (jinja) {
       const o = operands(s, e);
       if (o >= 0) hit(o, i, found + cl);
+      else if (!mustache && statementIsCode(s, e)) hit(r, i, found + cl);
     }
     i = found + cl;
   }
