@@ -775,6 +775,43 @@ function smartyTags(r: i32): void {
   }
 }
 
+/**
+ * FreeMarker's directives, "<#" and a name, up to the next '>': a special variable a template-name
+ * rule lists with its dot, after white space, '=', '(', ',' or '[' (<#list .data_model?keys as k>),
+ * reported by that rule; or a member chain through an object's class (<#assign cl =
+ * x.class.protectionDomain.classLoader>), reported by r. Each unit is read once: the next
+ * directive is looked for after the '>'.
+ */
+function freemarkerDirectives(r: i32): void {
+  let i = 0;
+  while (i + 3 < len) {
+    i = find1(txt, i, len, 60);
+    if (i + 3 >= len) return;
+    if (at(txt, i + 1) != 35 || !isAlpha(at(txt, i + 2))) { i++; continue; }
+    const end = find1(txt, i + 2, len, 62);
+    const stop = end < len ? end + 1 : len;
+    for (let k = i + 3; k + 1 < end; k++) {
+      if (at(txt, k) != 46 || !isAlpha(at(txt, k + 1))) continue;
+      const p = at(txt, k - 1);
+      if (isSpace(p) || p == 61 || p == 40 || p == 44 || p == 91) {
+        let q = k + 1;
+        while (q < end && isNamePart(at(txt, q))) q++;
+        const v = ruleWithWord(K_TEMPLATE_NAME, txt, k, q - k);
+        if (v >= 0) {
+          hit(v, i, stop);
+          if (!stripMode) return;
+          break;
+        }
+      } else if (wordAt(k + 1, end, "class") && k + 7 < end && at(txt, k + 6) == 46 && isAlpha(at(txt, k + 7))) {
+        hit(r, i, stop);
+        if (!stripMode) return;
+        break;
+      }
+    }
+    i = stop;
+  }
+}
+
 /** "__name__" names of rules of kind ssti-dunder, anywhere in the value. */
 function dunders(): void {
   let i = 0;
@@ -849,6 +886,11 @@ export function scanSsti(p: usize, n: i32, mask: u32): void {
   if ((mask & C_DOT) != 0 && (mask & (C_AT | C_LP)) != 0) {
     const rj = enabledRule(K_TEMPLATE_EXPR);
     if (rj >= 0) javaShapes(rj, mask);
+  }
+  // FreeMarker's directives: "<#", '.'
+  if ((mask & (C_LT | C_HASH | C_DOT)) == (C_LT | C_HASH | C_DOT)) {
+    const rf = enabledRule(K_TEMPLATE_EXPR);
+    if (rf >= 0) freemarkerDirectives(rf);
   }
   // Log4j's lookups: "${", '}' and the ':' of "jndi:"
   if ((mask & (C_DOLLAR | C_LBRACE | C_COLON)) == (C_DOLLAR | C_LBRACE | C_COLON)) {
