@@ -2,8 +2,11 @@
 // params) judged by what they hold, and Python dunder names that walk from any object to the
 // interpreter's internals. A placeholder ("Hello {{name}}", "[[Page-Name]]", "${HOME}") is not
 // code; arithmetic between literals, a call, an index, a dunder or a name of the template
-// engine's internals is. Linear: each delimiter pair is searched left to right once, and a
-// missing closer ends the search for that pair.
+// engine's internals is. Some template code has no delimiter pair and is judged by its shape:
+// Velocity's #set, Log4j's ${jndi:...} lookups, Smarty's single-brace tags, FreeMarker's <#...>
+// directives and the reflection shapes of OGNL, Razor, Spring EL and Velocity. Linear: each
+// delimiter pair is searched left to right once, and a missing closer ends the search for that
+// pair; each shape's pass reads every unit a bounded number of times.
 
 import { at, lower, lowerLiteralIs, isAlpha, isAlnum, isSpace, isDigit, find1, find1Near, lastOf } from './text';
 import {
@@ -82,9 +85,11 @@ function after(i: i32, to: i32): u32 {
  * (range(10), x[0], mro()[1]), or, when `spaced`, by white space and '(' (Jinja, EL and OGNL
  * call that way too: "lipsum|attr (...)", "T (java.lang.Runtime)"; not in a wiki link, "[[Mercury
  * (planet)]]"), or white space and '[' ("config ['SECRET_KEY']"), "__" or its escape "\x5f" (a dunder spelled in a string), or a pair of
- * backticks (ERB's and Ruby's shell call: <%= `id` %>). Else, when it is a bare name or a member
- * chain, filters after it allowed (config, request.application, config|pprint), the rule of kind
- * template-name that lists its first name.
+ * backticks (ERB's and Ruby's shell call: <%= `id` %>); with `mustache` ({{ }}) "constructor" as a
+ * member or a quoted name, with `dollar` (${ }, #{ }, *{ }) a member chain through ".class.". Else,
+ * when it is a bare name or a member chain, filters after it allowed (config, request.application,
+ * config|pprint), the rule of kind template-name that lists its first name (with `dollar`, a
+ * FreeMarker special variable is looked up with its dot: ".data_model").
  */
 function judge(s: i32, e: i32, spaced: bool, ruby: bool, mustache: bool, dollar: bool): i32 {
   let onlyChain = true; // letters, digits, '_', '$', '.', white space
@@ -261,8 +266,8 @@ function statementIsCode(s: i32, e: i32): bool {
   let j = k;
   while (j < e && isSpace(at(txt, j))) j++;
   if (w == W_DEBUG) return j == e;
-  if ((w == W_IMPORT || w == W_FROM) && j > k && j < e && isAlpha(at(txt, j))) return !wordAt(j, e, "_self");
-  return false;
+  // a module's name: a letter, not a quote or Twig's _self
+  return (w == W_IMPORT || w == W_FROM) && j > k && j < e && isAlpha(at(txt, j));
 }
 
 /** Classes (classes.ts bits) every character of the opener needs in the value: a quick "no". */
