@@ -49,6 +49,9 @@ const ATTACKS = [
   ['rmi://attacker.example:1099/obj', 'smuggling-scheme', "Java's RMI naming scheme"],
   ['unix:///var/run/docker.sock:/containers/json', 'smuggling-scheme', "Docker's socket"],
   ['http+unix://%2Fvar%2Frun%2Fdocker.sock/containers/json', 'smuggling-scheme', 'http over a unix socket'],
+  ['169.254.169.254', 'metadata-address', 'the metadata address alone, for a host field'],
+  ['169.254.169.254/latest/meta-data/iam/security-credentials/', 'metadata-address', 'the metadata address without a scheme'],
+  ['[fd00:ec2::254]', 'metadata-address', "AWS's IPv6 metadata address"],
   ['ws://10.0.0.1/socket', 'internal-target', 'websocket to a private address'],
   ['go to https://redirector.example/?next=http://localhost/admin now', 'internal-target', 'an internal URL inside a public one, in prose'],
   ['http%3A%2F%2F127.0.0.1%2Fadmin', 'internal-target', 'URL-encoded'],
@@ -99,7 +102,7 @@ describe('ssrf findings in scan', () => {
     expect(ssrf('gopher://127.0.0.1/_x', e1).map((f) => f.rule)).toEqual(['patterns.ssrf.smuggling-scheme']);
     const e2 = new Engine({ rules: { disable: ['patterns.ssrf.*'] } });
     expect(ssrf('gopher://127.0.0.1/_x', e2)).toEqual([]);
-    expect(e2.rules.filter((r) => r.vector === 'ssrf').length).toBe(2);
+    expect(e2.rules.filter((r) => r.vector === 'ssrf').length).toBe(3);
   });
 
   it('the host params of the url-internal rule are data: the shipped ones and a list of its own', () => {
