@@ -272,6 +272,129 @@ function commandRule(kind: i32): i32 {
 }
 const WORD = memory.data(MAX_WORD * 2 + 16);
 
+// Listed commands that are also words, abbreviations or tool names prose writes with a quote or
+// a number after them ("Hi; who \"cares\"", "Round 2; last 10", "web01; ip 10.0.0.3", "Admin
+// panel | git 2.40"): they count only after an injection's lead (leadOnlyCounts), never for
+// what follows them, and are no brace expansion ("{last,first}").
+const LEAD_ONLY: string[] = ['pwd', 'uptime', 'who', 'which', 'last', 'ip', 'ss', 'git', 'docker', 'kubectl', 'gdb', 'man', 'init', 'command', 'gci'];
+
+/** The command word [cmdS, cmdE) is one of LEAD_ONLY, quotes inside it dropped ("wh''o": a quoted word a dropped unit may cut goes on to obfuscatedAt). */
+function leadOnly(): bool {
+  return commandIn(LEAD_ONLY);
+}
+
+/** The command word [cmdS, cmdE), quotes inside it dropped, is one of list (lower case), letters compared case-insensitively. */
+function commandIn(list: string[]): bool {
+  const n = cmdE - cmdS;
+  if (n > 16) return false;
+  const c0 = lower(at(txt, cmdS));
+  for (let w = 0; w < list.length; w++) {
+    const s = list[w];
+    // (a quick no: the length, when the word holds no quote, and the first letter)
+    if ((!quoted && s.length != n) || (!isQuote(c0) && <u32>s.charCodeAt(0) != c0)) continue;
+    let j = 0;
+    let k = cmdS;
+    for (; k < cmdE; k++) {
+      const c = at(txt, k);
+      if (isQuote(c)) continue;
+      if (j >= s.length || lower(c) != <u32>s.charCodeAt(j)) break;
+      j++;
+    }
+    if (k == cmdE && j == s.length) return true;
+  }
+  return false;
+}
+
+// Commands an injection runs bare to see that it ran, and that end the value then ("& id",
+// "google.com; id"): what counts after a lead that prose writes too (a single '&' at the start,
+// a host name).
+const PROBES: string[] = ['id', 'pwd', 'ls', 'ps', 'dir', 'set', 'env', 'hostname', 'uptime', 'who', 'uname', 'whoami', 'ifconfig', 'ipconfig', 'printenv', 'netstat', 'tasklist', 'systeminfo'];
+// The probes that are no word of English or SQL ("update||set", "Ready&&set"): after a word or a name.
+const WORDLESS_PROBES: string[] = ['id', 'pwd', 'ls', 'ps', 'hostname', 'uptime', 'uname', 'whoami', 'ifconfig', 'ipconfig', 'printenv', 'netstat', 'tasklist', 'systeminfo'];
+// Commands that print a file: with a file name after them and nothing else ("example.com; cat
+// flag.txt"); after a plain word only those that are no English word ("x; cat index.php", not
+// "Docs | more README.md", "Note & type notes.txt").
+const READERS: string[] = ['cat', 'tac', 'nl', 'head', 'tail', 'more', 'less', 'type', 'strings', 'base64', 'xxd', 'od'];
+const WORD_READERS: string[] = ['cat', 'tac', 'nl', 'base64', 'xxd'];
+
+/**
+ * After the command word (at cmdE) comes what such a lead's injection ends with: a WORDLESS_PROBES command
+ * and the value's end, or a READERS command and one file name (a word with a dot inside it or
+ * before it: "flag.txt", ".env", "index.php") and the value's end; white space, quotes and a
+ * shell comment that ends the value aside (after a plain word, anyLead, only WORD_READERS). Reads
+ * at most one word after the command.
+ */
+function probeEnds(anyLead: bool): bool {
+  let k = cmdE;
+  while (k < len && (blank(at(txt, k)) || isQuote(at(txt, k)))) k++;
+  if (k >= len || (at(txt, k) == 35 && commentEnds(k + 1))) return commandIn(WORDLESS_PROBES);
+  if (k == cmdE || !commandIn(anyLead ? WORD_READERS : READERS)) return false;
+  const s = k;
+  let dot = false;
+  while (k < len && k - s < 64) {
+    const c = at(txt, k);
+    if (c == 46) { if (k + 1 < len && isAlnum(at(txt, k + 1))) dot = true; k++; continue; }
+    if (isAlnum(c) || c == 95 || c == 45) { k++; continue; }
+    break;
+  }
+  if (!dot) return false;
+  while (k < len && (blank(at(txt, k)) || isQuote(at(txt, k)))) k++;
+  return k >= len || (at(txt, k) == 35 && commentEnds(k + 1));
+}
+
+/**
+ * The value before e, white space and quotes aside, is a host name a ping or lookup form takes:
+ * two or more labels of letters, digits and '-' joined by '.', the last of two or more letters
+ * ("google.com", "attacker.example.co.uk"), in at most HOST_LEAD_MAX units. Or, when any is
+ * true, one word of letters, digits, '_', '-' and '.' ("x"). Reads at most HOST_LEAD_MAX units back.
+ */
+function nameBefore(e: i32, any: bool): bool {
+  if (e > HOST_LEAD_MAX) return false;
+  let k = e;
+  let labels = 1;
+  let last = 0; // letters of the last label, or -1 when it holds anything else
+  while (k > 0) {
+    const c = at(txt, k - 1);
+    if (c == 46) {
+      if (k == e || at(txt, k) == 46) return false;
+      labels++;
+      k--;
+      continue;
+    }
+    if (!(isAlnum(c) || c == 45 || c == 95)) break;
+    if (labels == 1) last = isAlpha(c) && last >= 0 ? last + 1 : -1;
+    k--;
+  }
+  if (k == e) return false;
+  const name = labels >= 2 && last >= 2 && at(txt, k) != 46 && at(txt, k) != 45;
+  if (!(name || any)) return false;
+  while (k > 0 && (blank(at(txt, k - 1)) || isQuote(at(txt, k - 1)))) k--;
+  return k == 0;
+}
+
+/**
+ * A LEAD_ONLY command after the separator at sepAt counts: an option, a path, a variable or a
+ * redirection follows it ("x;pwd -P", "x; ip -4 a", "x;git >/tmp/o"; not "man -- what a day"), or
+ * nothing but an injection's lead stands before the separator (strongBefore: "; pwd", ";which
+ * python", "127.0.0.1 | who"), or the word is glued to it at the value's end after one
+ * (lastCommand: "'|pwd").
+ */
+function leadOnlyCounts(sep: u32, sepAt: i32): bool {
+  let a = cmdE;
+  while (a < len && blank(at(txt, a))) a++;
+  if (a > cmdE && a + 1 < len) {
+    const c = at(txt, a);
+    const d = at(txt, a + 1);
+    if (c == 45 && (isAlnum(d) || (d == 45 && a + 2 < len && isAlnum(at(txt, a + 2))))) return true;
+    if ((c == 47 && (isAlnum(d) || d == 46 || d == 95)) || (c == 36 && (isAlpha(d) || d == 123 || d == 40)) || c == 62 || c == 60) return true;
+  }
+  if (strongBefore(sepAt, sep)) return true;
+  if (!glued) return false;
+  let k = cmdE;
+  while (k < len && (blank(at(txt, k)) || isQuote(at(txt, k)))) k++;
+  return k >= len && lastCommand(sepAt, sep);
+}
+
 /** After the command word: something only a shell reads (not the end of the value, not a word of prose). */
 function shellArgument(e: i32, sep: u32, sepAt: i32): bool {
   let i = e;
@@ -299,7 +422,10 @@ function shellArgument(e: i32, sep: u32, sepAt: i32): bool {
     return strongBefore(sepAt, sep);
   }
   if (c == 47 || c == 92 || c == 126 || c == 36 || c == 62 || c == 60 || c == 96 || isQuote(c) || c == 37) return true;
-  if (c == 46) return i + 1 < len && (at(txt, i + 1) == 46 || at(txt, i + 1) == 47 || at(txt, i + 1) == 92);
+  // (a dot file that ends the value after an injection's lead: "; more .env", ";cat .env"; not
+  // "; more .NET tips")
+  if (c == 46) return i + 1 < len && (at(txt, i + 1) == 46 || at(txt, i + 1) == 47 || at(txt, i + 1) == 92 ||
+    (isAlpha(at(txt, i + 1)) && valueEndsAfter(wordEnd(i + 1)) && strongBefore(sepAt, sep)));
   if (c == 10 || c == 13) return true;
   if (isDigit(c)) {
     // a number as the argument (sleep 5, ping 127.0.0.1), not the start of a phrase (sleep 8 hours);
@@ -545,19 +671,82 @@ function strongBefore(sepAt: i32, sep: u32): bool {
   // "localhost; cat flag.txt", "10.0.0.1\ncat config.php"), unless a plain word or a note follows
   // the command
   const z = leadBefore(sep == 10 && sepAt > 0 && at(txt, sepAt - 1) == 13 ? sepAt - 1 : sepAt);
-  if (z > 0 && hostBefore(z) && !plainWordAfter(cmdE)) return true;
+  if (z > 0 && hostBefore(z) && (!plainWordAfter(cmdE) || adminVerbAfter())) return true;
   if (sep == 10) return false;
-  // a single '|' that the value starts with, no other '|' after the command (no markdown row: "|
-  // id | name |") and no plain word after it ("| id", "| dir"; not "| more info below", "| net
-  // profit", and so not "| net user" either)
-  if (sep == 124 && !double && z == 0 && !(cmdE < len && at(txt, cmdE) == 61) && !pipeFrom(cmdE) && !plainWordAfter(cmdE)) return true;
+  // a host name, or a file read after one word ("google.com; id", "example.com | id",
+  // "x; cat index.php"; not "node.js; java", "asp.net | vue.js", "dog; cat")
+  if (z > 0 && z <= HOST_LEAD_MAX && (nameBefore(z, false) ? probeEnds(false) : !commandIn(WORDLESS_PROBES) && probeEnds(true) && nameBefore(z, true))) return true;
+  // a single '|' or '&' that the value starts with, no other of its kind after the command (no
+  // markdown row: "| id | name |"; not "& this & that") and no plain word after it ("| id",
+  // "& cat flag.txt"; not "| more info below", "| net profit", "& more to come"), a bare command
+  // after '&' only when it is a probe ("& id", "& dir"; not "& more"), or a Windows tool and its
+  // verb ("| net user", "& reg query HKLM\SAM")
+  if ((sep == 124 || sep == 38) && !double && z == 0 && !(cmdE < len && at(txt, cmdE) == 61) && find1(txt, cmdE, len, sep) >= len &&
+    ((!plainWordAfter(cmdE) && (sep == 124 || !valueEndsAfter(cmdE) || commandIn(PROBES))) || adminVerbAfter())) return true;
   if ((sep == 38 || sep == 124) && !double && (!terminated() || (cmdE < len && at(txt, cmdE) == 61))) return false;
   return z == 0 || (double && addressBefore(z, true));
 }
 
-/** A '|' at or after i (asked once per value: only for a '|' that the value starts with). */
-function pipeFrom(i: i32): bool {
-  return find1(txt, i, len, 124) < len;
+// Windows tools that prose names too ("net profit", "sc" for a state), each with a verb that makes
+// the word the tool: "net user", "reg query", "sc query" (one blank in each entry).
+const ADMIN_VERBS: string[] = [
+  'net user', 'net users', 'net localgroup', 'net group', 'net view', 'net share', 'net stop', 'net start', 'net use',
+  'net session', 'net accounts', 'net config',
+  'reg query', 'reg add', 'reg save', 'reg delete', 'reg export', 'reg import', 'reg load', 'reg copy',
+  'sc query', 'sc queryex', 'sc qc', 'sc create', 'sc config', 'sc start', 'sc stop', 'sc delete', 'sc sdset'
+];
+
+/** The letters from s are w's units [from, to), compared case-insensitively, and a non-letter (or the end) follows. */
+function wordAt(s: i32, w: string, from: i32, to: i32): bool {
+  const n = to - from;
+  if (s + n > len || (s + n < len && isAlnum(at(txt, s + n)))) return false;
+  for (let j = 0; j < n; j++) if (lower(at(txt, s + j)) != <u32>w.charCodeAt(from + j)) return false;
+  return true;
+}
+
+/**
+ * The command word [cmdS, cmdE) is a Windows tool of ADMIN_VERBS and one of its verbs follows
+ * after white space, then the value's end or white space ("| net user", "& net localgroup
+ * administrators"; not "| net profit", "| net users' growth"). Reads at most two short words.
+ */
+function adminVerbAfter(): bool {
+  const n = cmdE - cmdS;
+  if (n > 3) return false;
+  // (a switch on the line: the windows-switch rule's, "& net user x P@ss1 /add")
+  if (enabledRule(K_SHELL_SWITCH) >= 0 && windowsSwitchAfter(cmdE)) return false;
+  let k = cmdE;
+  while (k < len && blank(at(txt, k))) k++;
+  if (k == cmdE) return false;
+  for (let v = 0; v < ADMIN_VERBS.length; v++) {
+    const w = ADMIN_VERBS[v];
+    const sp = w.indexOf(' ');
+    if (sp != n || !wordAt(cmdS, w, 0, sp)) continue;
+    const e = k + w.length - sp - 1;
+    if (wordAt(k, w, sp + 1, w.length) && (e >= len || blank(at(txt, e)))) return fewWordsAfter(e);
+  }
+  return false;
+}
+
+/**
+ * From i to the value's end (at most 64 units read), at most one plain word of letters ("user
+ * administrator", "stop windefend"), other tokens aside ("query HKLM\SAM", "user x P@ss1"): no
+ * phrase of prose goes on ("| net view of the market").
+ */
+function fewWordsAfter(i: i32): bool {
+  const stop = i + 64 < len ? i + 64 : len;
+  let words = 0;
+  let k = i;
+  while (k < stop) {
+    while (k < stop && blank(at(txt, k))) k++;
+    if (k >= stop) break;
+    let plain = true;
+    while (k < stop && !blank(at(txt, k))) {
+      if (!isAlpha(at(txt, k))) plain = false;
+      k++;
+    }
+    if (plain && ++words > 1) return false;
+  }
+  return true;
 }
 
 let terminatedIs = -2; // terminated's answer (-2: not yet)
@@ -574,6 +763,20 @@ function terminated(): bool {
     terminatedIs = k > 0 && (at(txt, k - 1) == 59 || at(txt, k - 1) == 38) ? 1 : 0;
   }
   return terminatedIs == 1;
+}
+
+/** Where the file-name units (letters, digits, '_', '-', '.') from i end, at most 64 read. */
+function wordEnd(i: i32): i32 {
+  let k = i;
+  while (k < len && k - i < 64 && (isAlnum(at(txt, k)) || at(txt, k) == 95 || at(txt, k) == 45 || at(txt, k) == 46)) k++;
+  return k;
+}
+
+/** From i on only white space and quotes. */
+function valueEndsAfter(i: i32): bool {
+  let k = i;
+  while (k < len && (blank(at(txt, k)) || isQuote(at(txt, k)))) k++;
+  return k >= len;
 }
 
 /** Where the text before b ends, the white space and quotes right before b aside. */
@@ -610,8 +813,11 @@ function lastCommand(sepAt: i32, sep: u32): bool {
   // an address, quotes around it aside ("'127.0.0.1'|id"), or localhost
   if (addressBefore(z, false) || localhostBefore(z)) return true;
   if (sep == 10) return false;
+  // a host name before a probe ("google.com;id"; not "name;id", a column list)
+  if (z <= HOST_LEAD_MAX && commandIn(WORDLESS_PROBES) && nameBefore(z, false)) return true;
   const c = at(txt, k - 1);
-  if (double) return !plainWordBefore(k);
+  // (a probe after any word: "x&&id", "x||id"; not "tea&&more")
+  if (double) return !plainWordBefore(k) || commandIn(WORDLESS_PROBES);
   if (isQuote(c) || c == 96) return (countBefore(c, k) & 1) == 1;
   if (c == 41) {
     // (after a word, number or quote: ":)" and ";)" are faces)
@@ -909,9 +1115,10 @@ function separators(): void {
     }
     // after the run, a unit that is neither a word character, a quote nor '/': no command there
     // (commandAt would say so after the same walk; "; ; ; ...")
-    if (t > j && (t >= len || !startsCommandWord(at(txt, t)))) { i = t; continue; }
-    // a backslash before a letter: the shell drops it (commandAt's walk skips it too; ";\\x" repeated)
-    if (t + 1 < len && at(txt, t) == 92 && isAlpha(at(txt, t + 1))) t++;
+    if (t > j && (t >= len || !(startsCommandWord(at(txt, t)) || slashedLetter(t)))) { i = t; continue; }
+    // a backslash before a letter: the shell drops it (commandAt's walk skips it too; ";\\x" repeated);
+    // so does cmd.exe a caret ("& ^w^h^o^a^m^i": obfuscatedAt reads the rest)
+    if (slashedLetter(t)) t++;
     if (t < len && isAlpha(at(txt, t))) {
       const k = glancedWord(t);
       // a word a dropped unit cuts ("c\\at", "w^h^o^a^m^i", "c${u}at")
@@ -926,7 +1133,7 @@ function separators(): void {
         cmdE = k;
         quoted = false;
         absolute = false;
-        glued = t == j || (t == j + 1 && at(txt, j) == 92);
+        glued = t == j || (t == j + 1 && slashedLetter(j));
         glance = true;
       }
     }
@@ -951,7 +1158,7 @@ function separators(): void {
           r = (sep == 38 || sep == 124) && !quoted ? ruleWithWord(K_SHELL_SWITCH, txt, cmdS, cmdE - cmdS) : -1;
           if (r >= 0 && !windowsSwitchAfter(cmdE)) r = -1;
           if (r < 0 && glued && sep != 10) gluedSeen = true;
-        }
+        } else if (r >= 0 && !absolute && leadOnly() && !leadOnlyCounts(sep, i)) r = -1;
       }
       if (r >= 0) { hit(r, i, cmdE); return; }
       // a quoted word a dropped unit cuts ("wh''o\\ami")
@@ -1018,9 +1225,9 @@ function refusedRun(k: i32, fRare: usize, fCmd: usize): i32 {
   return isAlpha(c) || c == 47 || blank(c) || isQuote(c);
 }
 
-/** A backslash and a letter at j: the shell drops the backslash ("\\cat" runs cat). */
+/** A backslash or a caret and a letter at j: the shell drops the backslash ("\\cat" runs cat), cmd.exe the caret ("^w^h^o^a^m^i"). */
 @inline function slashedLetter(j: i32): bool {
-  return j + 1 < len && at(txt, j) == 92 && isAlpha(at(txt, j + 1));
+  return j + 1 < len && (at(txt, j) == 92 || at(txt, j) == 94) && isAlpha(at(txt, j + 1));
 }
 
 /** The units after the separator at i may start a command, or are the separator's double (&& ||). */
@@ -1063,7 +1270,7 @@ function nextCandidate(i: i32): i32 {
           v128.and(i16x8.eq(b, a), v128.or(amp, bar))));
       // a backslash before a letter ("\\cat": the shell drops it)
       const c = v128.load(q, 4);
-      const slashed = v128.and(i16x8.eq(b, i16x8.splat(92)), i16x8.le_u(i16x8.sub(v128.or(c, i16x8.splat(32)), i16x8.splat(97)), i16x8.splat(25)));
+      const slashed = v128.and(v128.or(i16x8.eq(b, i16x8.splat(92)), i16x8.eq(b, i16x8.splat(94))), i16x8.le_u(i16x8.sub(v128.or(c, i16x8.splat(32)), i16x8.splat(97)), i16x8.splat(25)));
       const m = i16x8.bitmask(v128.and(sep, v128.or(v128.or(letter, other), slashed)));
       if (m != 0) return i + <i32>ctz(m);
       i += 8;
@@ -1233,7 +1440,7 @@ function substitutions(r: i32): void {
     }
     // c == '{': brace expansion {cmd,arg}, or the shellshock prefix "() {" before it
     const nx: u32 = i + 1 < len ? at(txt, i + 1) : 0;
-    if ((isAlpha(nx) || nx == 47) && commandAt(i + 1) && cmdE + 1 < len && at(txt, cmdE) == 44 && !blank(at(txt, cmdE + 1)) && commandWord()) { hit(r, i, cmdE + 1); return; }
+    if ((isAlpha(nx) || nx == 47) && commandAt(i + 1) && cmdE + 1 < len && at(txt, cmdE) == 44 && !blank(at(txt, cmdE + 1)) && commandWord() && !leadOnly()) { hit(r, i, cmdE + 1); return; }
     let k = i;
     while (k > 0 && gap(at(txt, k - 1))) k--;
     // shellshock: "() {" where a value starts (not a function's parameter list: f(){)
