@@ -666,7 +666,7 @@ function strongBefore(sepAt: i32, sep: u32): bool {
   // the command is the first thing after the separator (white space, quotes and a path aside)
   let w = sepAt + (double ? 2 : 1);
   while (w < len && (blank(at(txt, w)) || isQuote(at(txt, w)) || at(txt, w) == 92)) w++;
-  if (w < cmdS && at(txt, w) != 47) return false;
+  if (w < (wrapAt >= 0 ? wrapAt : cmdS) && at(txt, w) != 47) return false;
   // a host that is the whole value before the separator, any separator ("127.0.0.1 | id",
   // "localhost; cat flag.txt", "10.0.0.1\ncat config.php"), unless a plain word or a note follows
   // the command
@@ -801,7 +801,7 @@ function lastCommand(sepAt: i32, sep: u32): bool {
   // the word itself, not the end of a relative path (";etc/passwd"), a dropped backslash aside
   let w = sepAt + (double ? 2 : 1);
   if (w < len && at(txt, w) == 92) w++;
-  if (cmdS != w) return false;
+  if (cmdS != w && wrapAt != w) return false;
   let b = sepAt;
   if (sep == 10 && b > 0 && at(txt, b - 1) == 13) b--; // CR LF
   // white space right before the separator
@@ -945,6 +945,7 @@ function lineEndAt(k: i32): bool {
  */
 function writtenBreaks(rRare: bool, rCmd: bool): void {
   const fRare = kindWordFilter(K_SHELL_RARE);
+  wrapAt = -1;
   let i = 0;
   while (i + 2 < len) {
     // (the next backslash by hand when it is right there: "\\n\\n\\n..." would start a search at every one)
@@ -1049,6 +1050,35 @@ function rareLine(j: i32, fRare: usize): i32 {
   return (c == 45 && a + 1 < len && isAlnum(at(txt, a + 1))) || c == 47 || c == 92 ? r : -1;
 }
 
+// Words that run the command after them; their own arguments are not read ("time -p" is left to
+// the listed words' rules).
+const WRAPPERS: string[] = ['time', 'nice', 'call', 'sudo', 'exec', 'doas', 'nohup', 'command', 'builtin'];
+let wrapAt = -1; // where the wrapper before the command [cmdS, cmdE) starts, or -1
+let wrappedEnd = 0;
+
+/**
+ * The word [t, k) is one of WRAPPERS, and white space and a word that names a command of either
+ * kind follow it: where that word starts (wrappedEnd: where it ends), or -1. Reads the two words once.
+ */
+function wrappedAt(t: i32, k: i32, fRare: usize, fCmd: usize): i32 {
+  const n = k - t;
+  if (n < 4 || n > 7 || k + 1 >= len || !blank(at(txt, k))) return -1;
+  // (a quick no: the first letters of WRAPPERS)
+  const f = lower(at(txt, t));
+  if (!(f == 116 || f == 110 || f == 99 || f == 115 || f == 101 || f == 100 || f == 98)) return -1;
+  let w = 0;
+  for (; w < WRAPPERS.length; w++) if (WRAPPERS[w].length == n && wordAt(t, WRAPPERS[w], 0, n)) break;
+  if (w == WRAPPERS.length) return -1;
+  let a = k;
+  while (a < len && blank(at(txt, a))) a++;
+  if (a >= len || !isAlpha(at(txt, a))) return -1;
+  const e = glancedWord(a);
+  if (e < 0 || !mayBeCommand(fRare, fCmd, a, e)) return -1;
+  if (ruleWithWord(K_SHELL_RARE, txt, a, e - a) < 0 && ruleWithWord(K_SHELL_COMMAND, txt, a, e - a) < 0) return -1;
+  wrappedEnd = e;
+  return a;
+}
+
 /** Separators followed by a command. */
 function separators(): void {
   const rCmd = firstRule(K_SHELL_COMMAND) >= 0;
@@ -1108,6 +1138,7 @@ function separators(): void {
     // a unit that is neither '/' nor a quote, are the word commandAt would find: taken here
     // without its walk (";x;x...", "; x; x...": that walk cost most of the scan)
     let glance = false;
+    wrapAt = -1;
     let t = j;
     if (blank(c0)) {
       t = j + 1;
@@ -1126,7 +1157,18 @@ function separators(): void {
         const r = obfuscatedAt(t, fRare, fCmd);
         if (r >= 0) { hit(r, i, cmdE); return; }
       }
-      if (k >= 0) {
+      // a wrapper that runs the command after it ("; time id", ";nice id", "& call whoami"): that
+      // command is judged, as a LEAD_ONLY one is
+      const a = k >= 0 ? wrappedAt(t, k, fRare, fCmd) : -1;
+      if (a >= 0) {
+        cmdS = a;
+        cmdE = wrappedEnd;
+        wrapAt = t;
+        quoted = false;
+        absolute = false;
+        glued = t == j || (t == j + 1 && slashedLetter(j));
+        glance = true;
+      } else if (k >= 0) {
         // most words after a separator have a length, first and last letter no listed command has
         if (!mayBeCommand(fRare, fCmd, t, k)) { i = refusedRun(k, fRare, fCmd); continue; }
         cmdS = t;
@@ -1158,7 +1200,7 @@ function separators(): void {
           r = (sep == 38 || sep == 124) && !quoted ? ruleWithWord(K_SHELL_SWITCH, txt, cmdS, cmdE - cmdS) : -1;
           if (r >= 0 && !windowsSwitchAfter(cmdE)) r = -1;
           if (r < 0 && glued && sep != 10) gluedSeen = true;
-        } else if (r >= 0 && !absolute && leadOnly() && !leadOnlyCounts(sep, i)) r = -1;
+        } else if (r >= 0 && !absolute && (wrapAt >= 0 || leadOnly()) && !leadOnlyCounts(sep, i)) r = -1;
       }
       if (r >= 0) { hit(r, i, cmdE); return; }
       // a quoted word a dropped unit cuts ("wh''o\\ami")
@@ -1502,6 +1544,7 @@ export function scanCmd(p: usize, n: i32, mask: u32): void {
   numberLeadIs = -2;
   terminatedIs = -2;
   gluedSeen = false;
+  wrapAt = -1;
   if ((mask & (C_SEMI | C_AMP | C_PIPE | C_SPACE)) != 0) separators();
   if (!found && (mask & C_BSLASH) != 0) {
     const rCmd = firstRule(K_SHELL_COMMAND) >= 0;
