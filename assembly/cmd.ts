@@ -1079,6 +1079,46 @@ function wrappedAt(t: i32, k: i32, fRare: usize, fCmd: usize): i32 {
   return a;
 }
 
+/**
+ * The command [pathAt, cmdE) that commandAt read is a program given by its path: an absolute path
+ * with a directory before the name ("/tmp/x", "/dev/shm/.a"; not "/x") or one from the working
+ * directory ("./x", "../bin/x"), what an injection runs after dropping a file. It counts after an
+ * injection's lead (strongBefore, from: where the command as written starts, the '.' of ". /tmp/x";
+ * not after a single '|': "| /api/users" is a table's cell) when the value ends after it or a
+ * separator, a redirection, a comment that ends the value or an option follows (white space and
+ * quotes aside); the path holds only letters, digits, '/', '.', '_' and '-'.
+ * Reads the path once and the white space after it.
+ */
+function programPath(sep: u32, sepAt: i32, from: i32): bool {
+  if (sep == 124 && !(sepAt + 1 < len && at(txt, sepAt + 1) == 124)) return false;
+  // (every lead strongBefore takes ends within HOST_LEAD_MAX units of the value's start)
+  if (leadBefore(sepAt) > HOST_LEAD_MAX) return false;
+  const p = pathAt;
+  if (cmdS <= p || cmdS > cmdE || quoted) return false;
+  const c = at(txt, p);
+  // (the path's units: letters, digits, '/', '.', '_', '-'; a quote cuts no file name)
+  let dir = false;
+  for (let k = p; k < cmdE; k++) {
+    const u = at(txt, k);
+    if (isAlnum(u)) { if (k < cmdS) dir = true; continue; }
+    if (!(u == 47 || u == 46 || u == 95 || u == 45)) return false;
+  }
+  if (c == 47) {
+    if (!dir) return false;
+  } else if (!(c == 46 && (at(txt, p + 1) == 47 || (at(txt, p + 1) == 46 && p + 2 < len && at(txt, p + 2) == 47)))) return false;
+  let k = cmdE;
+  while (k < len && (blank(at(txt, k)) || isQuote(at(txt, k)))) k++;
+  if (k < len) {
+    const d = at(txt, k);
+    if (!(d == 59 || d == 38 || d == 124 || d == 10 || d == 13 || d == 62 || (d == 35 && commentEnds(k + 1)) || (d == 45 && k + 1 < len && isAlnum(at(txt, k + 1))))) return false;
+  }
+  const w = wrapAt;
+  wrapAt = from;
+  const ok = strongBefore(sepAt, sep);
+  wrapAt = w;
+  return ok;
+}
+
 /** Separators followed by a command. */
 function separators(): void {
   const rCmd = firstRule(K_SHELL_COMMAND) >= 0;
@@ -1129,7 +1169,8 @@ function separators(): void {
     }
     // a command starts with a letter or '/', after white space, quotes or '+': a quick "no" for &# |= ;)
     const c0: u32 = j < len ? at(txt, j) : 0;
-    if (!commandStart(c0) && !slashedLetter(j)) {
+    // ('.' only where programPath may find a lead: near the value's start)
+    if (!commandStart(c0) && !slashedLetter(j) && !(dotPathAt(j) && leadBefore(i) <= HOST_LEAD_MAX)) {
       // past c0 too, unless it is a separator itself ("&#&#...": one step per '&', no search)
       i = c0 == 59 || c0 == 38 || c0 == 124 || c0 == 10 ? j : j + 1;
       continue;
@@ -1179,11 +1220,24 @@ function separators(): void {
         glance = true;
       }
     }
+    // a file sourced by its path (". /tmp/x", ". ./x"): programPath judges it
+    if (c0 == 46 && j + 1 < len && blank(at(txt, j + 1))) {
+      let q = j + 1;
+      while (q < len && blank(at(txt, q))) q++;
+      if (rCmd && q < len && (at(txt, q) == 47 || at(txt, q) == 46) && commandAt(q) && programPath(sep, i, j)) { hit(enabledRule(K_SHELL_COMMAND), i, cmdE); return; }
+      i = q;
+      continue;
+    }
     const word = glance || commandAt(j);
     // a path the shell globs into a program's ("; /???/??t flag.txt", "x; /usr/bin/wh?ami")
     if (!glance && globAt >= 0 && rCmd) {
       const g = globPathAt(globAt);
       if (g >= 0) { hit(enabledRule(K_SHELL_COMMAND), i, g); return; }
+    }
+    // a program given by its path, not a listed word ("; /tmp/x", ";./x")
+    if (word && !glance && rCmd && programPath(sep, i, pathAt) && commandRule(K_SHELL_RARE) < 0 && commandRule(K_SHELL_COMMAND) < 0) {
+      hit(enabledRule(K_SHELL_COMMAND), i, cmdE);
+      return;
     }
     if (word) {
       if (!glance && ((!quoted && !mayBeCommand(fRare, fCmd, cmdS, cmdE)) || (sep == 10 && base64Line()))) {
@@ -1267,6 +1321,13 @@ function refusedRun(k: i32, fRare: usize, fCmd: usize): i32 {
   return isAlpha(c) || c == 47 || blank(c) || isQuote(c);
 }
 
+/** At j: "./", "../" or '.' and white space (a program's path from the working directory, or a sourced file: programPath judges them). */
+@inline function dotPathAt(j: i32): bool {
+  if (j + 1 >= len || at(txt, j) != 46) return false;
+  const d = at(txt, j + 1);
+  return d == 47 || blank(d) || (d == 46 && j + 2 < len && at(txt, j + 2) == 47);
+}
+
 /** A backslash or a caret and a letter at j: the shell drops the backslash ("\\cat" runs cat), cmd.exe the caret ("^w^h^o^a^m^i"). */
 @inline function slashedLetter(j: i32): bool {
   return j + 1 < len && (at(txt, j) == 92 || at(txt, j) == 94) && isAlpha(at(txt, j + 1));
@@ -1275,7 +1336,9 @@ function refusedRun(k: i32, fRare: usize, fCmd: usize): i32 {
 /** The units after the separator at i may start a command, or are the separator's double (&& ||). */
 @inline function mayStartAfter(s: u32, i: i32): bool {
   const d = at(txt, i + 1);
-  return commandStart(d) || (d == s && (s == 38 || s == 124)) || slashedLetter(i + 1);
+  // ('.' only near the value's start, where programPath may find a lead: the first separator, which
+  // the vector step of nextCandidate never passes, as no separator stands before it)
+  return commandStart(d) || (d == s && (s == 38 || s == 124)) || slashedLetter(i + 1) || (d == 46 && leadBefore(i) <= HOST_LEAD_MAX);
 }
 
 /**
