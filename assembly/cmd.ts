@@ -12,7 +12,7 @@ import { at, lower, isAlpha, isAlnum, isDigit, find1, find4, findP, splat16, P_C
 import { K_SHELL_COMMAND, K_SHELL_RARE, K_SHELL_SUBST, K_SHELL_SWITCH, firstRule, enabledRule, ruleWithWord, kindWordFilter, filterMayHave, filterPairMayHave } from './rules';
 import { emit } from './findings';
 import { stripMode, addSpan } from './spans';
-import { C_SEMI, C_AMP, C_PIPE, C_BQ, C_DOLLAR, C_LBRACE, C_SPACE, C_CTRL, C_NUL, C_LT, C_GT, C_BSLASH, C_COLON, plusIsSpaceIn } from './classes';
+import { C_SEMI, C_AMP, C_PIPE, C_BQ, C_DOLLAR, C_LBRACE, C_SPACE, C_CTRL, C_NUL, C_LT, C_GT, C_BSLASH, C_COLON, C_PCT, C_SLASH, plusIsSpaceIn } from './classes';
 
 let txt: usize = 0;
 let len = 0;
@@ -238,7 +238,8 @@ function obfuscatedAt(j: i32, fRare: usize, fCmd: usize): i32 {
     if ((c == 92 || c == 94) && isAlnum(d)) { drops++; k++; continue; }
     if (c == 96 && d == 96) { drops++; k += 2; continue; }
     if (c == 36) {
-      if (d == 64 || d == 42) { drops++; k += 2; continue; }
+      // (and a positional parameter, empty outside a script: "i$9d")
+      if (d == 64 || d == 42 || isDigit(d)) { drops++; k += 2; continue; }
       if (d == 40 && k + 2 < stop && at(txt, k + 2) == 41) { drops++; k += 3; continue; }
       if (d == 123) {
         let q = k + 2;
@@ -276,7 +277,7 @@ const WORD = memory.data(MAX_WORD * 2 + 16);
 // a number after them ("Hi; who \"cares\"", "Round 2; last 10", "web01; ip 10.0.0.3", "Admin
 // panel | git 2.40"): they count only after an injection's lead (leadOnlyCounts), never for
 // what follows them, and are no brace expansion ("{last,first}").
-const LEAD_ONLY: string[] = ['pwd', 'uptime', 'who', 'which', 'last', 'ip', 'ss', 'git', 'docker', 'kubectl', 'gdb', 'man', 'init', 'command', 'gci'];
+const LEAD_ONLY: string[] = ['pwd', 'uptime', 'who', 'which', 'last', 'ip', 'ss', 'git', 'docker', 'kubectl', 'gdb', 'man', 'init', 'command', 'gci', 'ver', 'route', 'calc'];
 
 /** The command word [cmdS, cmdE) is one of LEAD_ONLY, quotes inside it dropped ("wh''o": a quoted word a dropped unit may cut goes on to obfuscatedAt). */
 function leadOnly(): bool {
@@ -308,7 +309,7 @@ function commandIn(list: string[]): bool {
 // Commands an injection runs bare to see that it ran, and that end the value then ("& id",
 // "google.com; id"): what counts after a lead that prose writes too (a single '&' at the start,
 // a host name).
-const PROBES: string[] = ['id', 'pwd', 'ls', 'ps', 'dir', 'set', 'env', 'hostname', 'uptime', 'who', 'uname', 'whoami', 'ifconfig', 'ipconfig', 'printenv', 'netstat', 'tasklist', 'systeminfo'];
+const PROBES: string[] = ['id', 'pwd', 'ls', 'ps', 'dir', 'set', 'env', 'ver', 'calc', 'hostname', 'uptime', 'who', 'uname', 'whoami', 'ifconfig', 'ipconfig', 'printenv', 'netstat', 'tasklist', 'systeminfo'];
 // The probes that are no word of English or SQL ("update||set", "Ready&&set"): after a word or a name.
 const WORDLESS_PROBES: string[] = ['id', 'pwd', 'ls', 'ps', 'hostname', 'uptime', 'uname', 'whoami', 'ifconfig', 'ipconfig', 'printenv', 'netstat', 'tasklist', 'systeminfo'];
 // Commands that print a file: with a file name after them and nothing else ("example.com; cat
@@ -687,13 +688,14 @@ function strongBefore(sepAt: i32, sep: u32): bool {
   return z == 0 || (double && addressBefore(z, true));
 }
 
-// Windows tools that prose names too ("net profit", "sc" for a state), each with a verb that makes
-// the word the tool: "net user", "reg query", "sc query" (one blank in each entry).
+// Windows tools that prose names too ("net profit", "sc" for a state, "route"), each with a verb that
+// makes the word the tool: "net user", "reg query", "sc query", "route print" (one blank in each entry).
 const ADMIN_VERBS: string[] = [
   'net user', 'net users', 'net localgroup', 'net group', 'net view', 'net share', 'net stop', 'net start', 'net use',
   'net session', 'net accounts', 'net config',
   'reg query', 'reg add', 'reg save', 'reg delete', 'reg export', 'reg import', 'reg load', 'reg copy',
-  'sc query', 'sc queryex', 'sc qc', 'sc create', 'sc config', 'sc start', 'sc stop', 'sc delete', 'sc sdset'
+  'sc query', 'sc queryex', 'sc qc', 'sc create', 'sc config', 'sc start', 'sc stop', 'sc delete', 'sc sdset',
+  'route print', 'route add', 'route delete'
 ];
 
 /** The letters from s are w's units [from, to), compared case-insensitively, and a non-letter (or the end) follows. */
@@ -711,7 +713,7 @@ function wordAt(s: i32, w: string, from: i32, to: i32): bool {
  */
 function adminVerbAfter(): bool {
   const n = cmdE - cmdS;
-  if (n > 3) return false;
+  if (n > 5) return false;
   // (a switch on the line: the windows-switch rule's, "& net user x P@ss1 /add")
   if (enabledRule(K_SHELL_SWITCH) >= 0 && windowsSwitchAfter(cmdE)) return false;
   let k = cmdE;
@@ -1587,6 +1589,7 @@ function stripAll(): void {
  */
 export function cmdWanted(p: usize, n: i32, mask: u32): bool {
   if ((mask & (C_SEMI | C_AMP | C_PIPE | C_DOLLAR | C_BQ | C_LBRACE | C_BSLASH)) != 0) return true;
+  if ((mask & C_PCT) != 0 && (mask & C_SLASH) != 0) return true; // (%COMSPEC% /c: shellVariable)
   return (mask & C_SPACE) != 0 && findP(p, 0, n, P_CMD, 59, 38, 124, 10) < n;
 }
 
@@ -1616,4 +1619,45 @@ export function scanCmd(p: usize, n: i32, mask: u32): void {
   }
   const r = enabledRule(K_SHELL_SUBST);
   if (r >= 0 && (mask & (C_DOLLAR | C_BQ | C_LBRACE)) != 0) substitutions(r);
+  if (r >= 0 && !found && (mask & (C_PCT | C_SLASH)) == (C_PCT | C_SLASH)) shellVariable(r);
+}
+
+/**
+ * cmd.exe named by a variable and told to run a command: %COMSPEC%, or a path under a variable
+ * that ends in cmd.exe (%windir%\system32\cmd.exe, %SystemRoot%\System32\cmd.exe), then white
+ * space and /c, /k or /r and white space: "%COMSPEC% /c whoami". No prose names the shell by its
+ * variable with a switch after it. Each '%' is looked at once; the path after it is read up to
+ * 64 units and ends at the next '%' or white space.
+ */
+function shellVariable(r: i32): void {
+  let i = 0;
+  while (i < len) {
+    i = find1(txt, i, len, 37);
+    if (i + 9 >= len) return;
+    let e = -1;
+    if (wordAt(i + 1, 'comspec%', 0, 7) && at(txt, i + 8) == 37) e = i + 9;
+    else {
+      // %name%\...\cmd.exe
+      let k = i + 1;
+      while (k < len && k - i < 32 && (isAlnum(at(txt, k)) || at(txt, k) == 95)) k++;
+      if (k > i + 1 && k + 1 < len && at(txt, k) == 37 && at(txt, k + 1) == 92) {
+        let s = k + 1;
+        let q = k + 1;
+        while (q < len && q - k < 64 && (isAlnum(at(txt, q)) || at(txt, q) == 92 || at(txt, q) == 46 || at(txt, q) == 95)) {
+          if (at(txt, q) == 92) s = q + 1;
+          q++;
+        }
+        if (q - s == 7 && wordAt(s, 'cmd.exe', 0, 7)) e = q;
+      }
+    }
+    if (e > 0) {
+      let k = e;
+      while (k < len && blank(at(txt, k))) k++;
+      if (k > e && k + 1 < len && at(txt, k) == 47) {
+        const c = lower(at(txt, k + 1));
+        if ((c == 99 || c == 107 || c == 114) && (k + 2 >= len || blank(at(txt, k + 2)))) { hit(r, i, k + 2); return; }
+      }
+    }
+    i++;
+  }
 }
