@@ -1121,6 +1121,37 @@ function programPath(sep: u32, sepAt: i32, from: i32): bool {
   return ok;
 }
 
+/**
+ * At t a variable name ends at k with '=', a command of either kind is its value, and right after
+ * the separator that ends the assignment the variable runs as a command: ";u=id;$u", "; a=cat;
+ * $a /etc/passwd" (a shell idiom; not "theme=dark;$theme", "sort=id;$order"). Where the use of the
+ * variable ends, or -1. Reads the two words and the name once.
+ */
+function assignedCommand(t: i32, k: i32): i32 {
+  const n = k - t;
+  for (let q = t; q < k; q++) if (!(isAlnum(at(txt, q)) || at(txt, q) == 95)) return -1;
+  const v = k + 1;
+  if (!isAlpha(at(txt, v))) return -1;
+  const ve = glancedWord(v);
+  if (ve < 0 || ve >= len) return -1;
+  if (ruleWithWord(K_SHELL_RARE, txt, v, ve - v) < 0 && ruleWithWord(K_SHELL_COMMAND, txt, v, ve - v) < 0) return -1;
+  let q = ve;
+  const s = at(txt, q);
+  if (!(s == 59 || s == 38 || s == 124 || s == 10)) return -1;
+  q++;
+  if (q < len && (s == 38 || s == 124) && at(txt, q) == s) q++;
+  while (q < len && blank(at(txt, q))) q++;
+  if (q + n >= len || at(txt, q) != 36) return -1;
+  // (letters compared case-insensitively: a value whose case was changed on its way is judged as it was)
+  for (let j = 0; j < n; j++) if (lower(at(txt, q + 1 + j)) != lower(at(txt, t + j))) return -1;
+  const e = q + 1 + n;
+  if (e < len) {
+    const c = at(txt, e);
+    if (!(blank(c) || c == 59 || c == 38 || c == 124 || c == 10 || c == 13 || isQuote(c))) return -1;
+  }
+  return e;
+}
+
 /** Separators followed by a command. */
 function separators(): void {
   const rCmd = firstRule(K_SHELL_COMMAND) >= 0;
@@ -1199,6 +1230,11 @@ function separators(): void {
       if (k >= 0 && k < len && dropStart(at(txt, k))) {
         const r = obfuscatedAt(t, fRare, fCmd);
         if (r >= 0) { hit(r, i, cmdE); return; }
+      }
+      // a command stored in a variable and run by it (";u=id;$u")
+      if (k >= 0 && k + 1 < len && at(txt, k) == 61 && rCmd) {
+        const e = assignedCommand(t, k);
+        if (e >= 0) { hit(enabledRule(K_SHELL_COMMAND), i, e); return; }
       }
       // a wrapper that runs the command after it ("; time id", ";nice id", "& call whoami"): that
       // command is judged, as a LEAD_ONLY one is
@@ -1400,8 +1436,8 @@ function nextFence(i: i32): i32 {
 }
 
 /**
- * A unit where the look below may find something: a backtick; '$' before '(', '{' or 'i' ($(, ${IFS},
- * $IFS); '{' before a letter or '/' (brace expansion) or after ')' or a gap (the shellshock prefix
+ * A unit where the look below may find something: a backtick; '$' before '(', '{', 'i' or a quote ($(,
+ * ${IFS}, $IFS, $'\x41'); '{' before a letter or '/' (brace expansion) or after ')' or a gap (the shellshock prefix
  * "() {"). Anything else the look passes at once.
  */
 @inline function substitutionAt(i: i32): bool {
@@ -1409,7 +1445,7 @@ function nextFence(i: i32): i32 {
   if (c == 96) return true;
   if (c != 36 && c != 123) return false;
   const d: u32 = i + 1 < len ? at(txt, i + 1) : 0;
-  if (c == 36) return d == 40 || d == 123 || (d | 32) == 105;
+  if (c == 36) return d == 40 || d == 123 || (d | 32) == 105 || d == 39;
   if (isAlpha(d) || d == 47) return true;
   const b: u32 = i > 0 ? at(txt, i - 1) : 0;
   return b == 41 || b == 32 || b == 9 || b == 43;
@@ -1435,6 +1471,7 @@ function nextSubstitution(i: i32): i32 {
   const kLp = splat16(40);
   const kRp = splat16(41);
   const kI = splat16(105);
+  const kSq = splat16(39);
   const kSp = splat16(32);
   const kTab = splat16(9);
   const kPlus = splat16(43);
@@ -1447,7 +1484,7 @@ function nextSubstitution(i: i32): i32 {
     const vn = v128.load(q, 2);
     const vp = v128.load(q - 2);
     const vnl = v128.or(vn, kSp);
-    const dollar = v128.and(i16x8.eq(v, kDollar), v128.or(v128.or(i16x8.eq(vn, kLp), i16x8.eq(vn, kBrace)), i16x8.eq(vnl, kI)));
+    const dollar = v128.and(i16x8.eq(v, kDollar), v128.or(v128.or(v128.or(i16x8.eq(vn, kLp), i16x8.eq(vn, kBrace)), i16x8.eq(vnl, kI)), i16x8.eq(vn, kSq)));
     const brace = v128.and(i16x8.eq(v, kBrace), v128.or(v128.or(i16x8.le_u(i16x8.sub(vnl, kA), k25), i16x8.eq(vn, kSlash)),
       v128.or(v128.or(i16x8.eq(vp, kRp), i16x8.eq(vp, kSp)), v128.or(i16x8.eq(vp, kTab), i16x8.eq(vp, kPlus)))));
     const m = <u32>i16x8.bitmask(v128.or(v128.or(i16x8.eq(v, kTick), dollar), brace));
@@ -1475,7 +1512,12 @@ function slicedVariableEnd(k: i32): i32 {
   return j < len && at(txt, j) == 125 ? j + 1 : -1;
 }
 
-/** $(cmd, `cmd, ${IFS}, $IFS, ${PATH:0:1}, {cmd,arg}, () { :; }. */
+/** A hexadecimal digit. */
+@inline function isHex(c: u32): bool {
+  return c - 48 < 10 || (c | 32) - 97 < 6;
+}
+
+/** $(cmd, `cmd, ${IFS}, $IFS, ${PATH:0:1}, $'\x41', {cmd,arg}, () { :; }. */
 function substitutions(r: i32): void {
   let i = 0;
   while (i < len) {
@@ -1490,6 +1532,13 @@ function substitutions(r: i32): void {
     }
     const c = at(txt, i);
     if (c == 36) {
+      // $'\x69\x64', $'\151\144': bash's ANSI-C quoting spells a word with escapes (a regular
+      // expression's replacement "$'" is not followed by one)
+      if (i + 4 < len && at(txt, i + 1) == 39 && at(txt, i + 2) == 92) {
+        const e = at(txt, i + 3);
+        const f = at(txt, i + 4);
+        if (((e | 32) == 120 && isHex(f)) || (e - 48 < 8 && f - 48 < 8) || ((e | 32) == 117 && isHex(f))) { hit(r, i, i + 5); return; }
+      }
       // $IFS, ${IFS}
       let k = i + 1;
       if (k < len && at(txt, k) == 123) k++;
