@@ -312,6 +312,9 @@ function commandIn(list: string[]): bool {
 const PROBES: string[] = ['id', 'pwd', 'ls', 'ps', 'dir', 'set', 'env', 'ver', 'calc', 'hostname', 'uptime', 'who', 'uname', 'whoami', 'ifconfig', 'ipconfig', 'printenv', 'netstat', 'tasklist', 'systeminfo'];
 // The probes that are no word of English or SQL ("update||set", "Ready&&set"): after a word or a name.
 const WORDLESS_PROBES: string[] = ['id', 'pwd', 'ls', 'ps', 'hostname', 'uptime', 'uname', 'whoami', 'ifconfig', 'ipconfig', 'printenv', 'netstat', 'tasklist', 'systeminfo'];
+// Commands that print their words: an injection's proof that it ran ("| echo hacked"), after a
+// single '|' or '&' that starts the value whatever follows.
+const ECHOES: string[] = ['echo', 'printf'];
 // Commands that print a file: with a file name after them and nothing else ("example.com; cat
 // flag.txt"); after a plain word only those that are no English word ("x; cat index.php", not
 // "Docs | more README.md", "Note & type notes.txt").
@@ -328,7 +331,7 @@ const WORD_READERS: string[] = ['cat', 'tac', 'nl', 'base64', 'xxd'];
 function probeEnds(anyLead: bool): bool {
   let k = cmdE;
   while (k < len && (blank(at(txt, k)) || isQuote(at(txt, k)))) k++;
-  if (k >= len || (at(txt, k) == 35 && commentEnds(k + 1))) return commandIn(WORDLESS_PROBES);
+  if (endsAt(k)) return commandIn(WORDLESS_PROBES);
   if (k == cmdE || !commandIn(anyLead ? WORD_READERS : READERS)) return false;
   const s = k;
   let dot = false;
@@ -340,7 +343,19 @@ function probeEnds(anyLead: bool): bool {
   }
   if (!dot) return false;
   while (k < len && (blank(at(txt, k)) || isQuote(at(txt, k)))) k++;
-  return k >= len || (at(txt, k) == 35 && commentEnds(k + 1));
+  return endsAt(k);
+}
+
+/**
+ * The command line ends at k: the value ends, or a shell comment or a separator that only white
+ * space, quotes and line breaks follow ("...; id #", "...; id;", "... flag.txt &").
+ */
+function endsAt(k: i32): bool {
+  if (k >= len) return true;
+  const c = at(txt, k);
+  if (c == 35) return commentEnds(k + 1);
+  if (!(c == 59 || c == 38 || c == 124)) return false;
+  return commentEnds(k + 1 < len && at(txt, k + 1) == c ? k + 2 : k + 1);
 }
 
 /**
@@ -673,7 +688,9 @@ function strongBefore(sepAt: i32, sep: u32): bool {
   // the command
   const z = leadBefore(sep == 10 && sepAt > 0 && at(txt, sepAt - 1) == 13 ? sepAt - 1 : sepAt);
   if (z > 0 && hostBefore(z) && (!plainWordAfter(cmdE) || adminVerbAfter())) return true;
-  if (sep == 10) return false;
+  // a line break that starts the value, then a probe or a file read that ends the line ("\npwd #",
+  // "%0acat flag.txt"; not "\nmore notes.txt", "\nid card")
+  if (sep == 10) return z == 0 && probeEnds(true);
   // a host name, or a file read after one word ("google.com; id", "example.com | id",
   // "x; cat index.php"; not "node.js; java", "asp.net | vue.js", "dog; cat")
   if (z > 0 && z <= HOST_LEAD_MAX && (nameBefore(z, false) ? probeEnds(false) : !commandIn(WORDLESS_PROBES) && probeEnds(true) && nameBefore(z, true))) return true;
@@ -683,7 +700,7 @@ function strongBefore(sepAt: i32, sep: u32): bool {
   // after '&' only when it is a probe ("& id", "& dir"; not "& more"), or a Windows tool and its
   // verb ("| net user", "& reg query HKLM\SAM")
   if ((sep == 124 || sep == 38) && !double && z == 0 && !(cmdE < len && at(txt, cmdE) == 61) && find1(txt, cmdE, len, sep) >= len &&
-    ((!plainWordAfter(cmdE) && (sep == 124 || !valueEndsAfter(cmdE) || commandIn(PROBES))) || adminVerbAfter())) return true;
+    ((!plainWordAfter(cmdE) && (sep == 124 || !valueEndsAfter(cmdE) || commandIn(PROBES))) || adminVerbAfter() || commandIn(ECHOES))) return true;
   if ((sep == 38 || sep == 124) && !double && (!terminated() || (cmdE < len && at(txt, cmdE) == 61))) return false;
   return z == 0 || (double && addressBefore(z, true));
 }
@@ -1052,25 +1069,25 @@ function rareLine(j: i32, fRare: usize): i32 {
   return (c == 45 && a + 1 < len && isAlnum(at(txt, a + 1))) || c == 47 || c == 92 ? r : -1;
 }
 
-// Words that run the command after them; their own arguments are not read ("time -p" is left to
-// the listed words' rules).
-const WRAPPERS: string[] = ['time', 'nice', 'call', 'sudo', 'exec', 'doas', 'nohup', 'command', 'builtin'];
+// Words that run the command after them (wrappedAt: time, nice, call, sudo, exec, doas, nohup,
+// command, builtin); their own arguments are not read ("time -p" is left to the listed words' rules).
 let wrapAt = -1; // where the wrapper before the command [cmdS, cmdE) starts, or -1
 let wrappedEnd = 0;
 
 /**
- * The word [t, k) is one of WRAPPERS, and white space and a word that names a command of either
+ * The word [t, k) is a wrapper (time, nice, call, sudo, exec, doas, nohup, command, builtin), and white space and a word that names a command of either
  * kind follow it: where that word starts (wrappedEnd: where it ends), or -1. Reads the two words once.
  */
 function wrappedAt(t: i32, k: i32, fRare: usize, fCmd: usize): i32 {
   const n = k - t;
   if (n < 4 || n > 7 || k + 1 >= len || !blank(at(txt, k))) return -1;
-  // (a quick no: the first letters of WRAPPERS)
+  // (one candidate by length and first letter, no walk over the list: most words after a separator are none)
   const f = lower(at(txt, t));
-  if (!(f == 116 || f == 110 || f == 99 || f == 115 || f == 101 || f == 100 || f == 98)) return -1;
-  let w = 0;
-  for (; w < WRAPPERS.length; w++) if (WRAPPERS[w].length == n && wordAt(t, WRAPPERS[w], 0, n)) break;
-  if (w == WRAPPERS.length) return -1;
+  let w = '';
+  if (n == 4) w = f == 116 ? 'time' : f == 110 ? 'nice' : f == 99 ? 'call' : f == 115 ? 'sudo' : f == 101 ? 'exec' : f == 100 ? 'doas' : '';
+  else if (n == 5) w = f == 110 ? 'nohup' : '';
+  else if (n == 7) w = f == 99 ? 'command' : f == 98 ? 'builtin' : '';
+  if (w.length == 0 || !wordAt(t, w, 0, n)) return -1;
   let a = k;
   while (a < len && blank(at(txt, a))) a++;
   if (a >= len || !isAlpha(at(txt, a))) return -1;
@@ -1185,6 +1202,17 @@ function separators(): void {
     if (sep == 10 && i + 2 < len && at(txt, i + 1) - 65 < 26 && at(txt, i + 2) - 97 < 26 && !afterHostLead(i)) {
       const r = rRare ? rareLine(i + 1, fRare) : -1;
       if (r >= 0) { hit(r, i, cmdE); return; }
+      // (a probe or a file read that ends the line after a line break that starts the value, whatever
+      // its case: "\nPwD #")
+      if (rCmd && leadBefore(i > 0 && at(txt, i - 1) == 13 ? i - 1 : i) == 0) {
+        const k = glancedWord(i + 1);
+        if (k > 0) {
+          cmdS = i + 1;
+          cmdE = k;
+          quoted = false;
+          if (probeEnds(true)) { hit(enabledRule(K_SHELL_COMMAND), i, cmdE); return; }
+        }
+      }
       i++;
       continue;
     }
