@@ -12,7 +12,7 @@ import { at, lower, isAlpha, isAlnum, isDigit, find1, find4, findP, splat16, P_C
 import { K_SHELL_COMMAND, K_SHELL_RARE, K_SHELL_SUBST, K_SHELL_SWITCH, firstRule, enabledRule, ruleWithWord, kindWordFilter, filterMayHave, filterPairMayHave } from './rules';
 import { emit } from './findings';
 import { stripMode, addSpan } from './spans';
-import { C_SEMI, C_AMP, C_PIPE, C_BQ, C_DOLLAR, C_LBRACE, C_SPACE, C_CTRL, C_NUL, C_LT, C_GT, C_BSLASH, C_COLON, plusIsSpaceIn } from './classes';
+import { C_SEMI, C_AMP, C_PIPE, C_BQ, C_DOLLAR, C_LBRACE, C_SPACE, C_CTRL, C_NUL, C_LT, C_GT, C_BSLASH, C_COLON, C_PCT, C_SLASH, plusIsSpaceIn } from './classes';
 
 let txt: usize = 0;
 let len = 0;
@@ -238,7 +238,8 @@ function obfuscatedAt(j: i32, fRare: usize, fCmd: usize): i32 {
     if ((c == 92 || c == 94) && isAlnum(d)) { drops++; k++; continue; }
     if (c == 96 && d == 96) { drops++; k += 2; continue; }
     if (c == 36) {
-      if (d == 64 || d == 42) { drops++; k += 2; continue; }
+      // (and a positional parameter, empty outside a script: "i$9d")
+      if (d == 64 || d == 42 || isDigit(d)) { drops++; k += 2; continue; }
       if (d == 40 && k + 2 < stop && at(txt, k + 2) == 41) { drops++; k += 3; continue; }
       if (d == 123) {
         let q = k + 2;
@@ -272,6 +273,144 @@ function commandRule(kind: i32): i32 {
 }
 const WORD = memory.data(MAX_WORD * 2 + 16);
 
+// Listed commands that are also words, abbreviations or tool names prose writes with a quote or
+// a number after them ("Hi; who \"cares\"", "Round 2; last 10", "web01; ip 10.0.0.3", "Admin
+// panel | git 2.40"): they count only after an injection's lead (leadOnlyCounts), never for
+// what follows them, and are no brace expansion ("{last,first}").
+const LEAD_ONLY: string[] = ['pwd', 'uptime', 'who', 'which', 'last', 'ip', 'ss', 'git', 'docker', 'kubectl', 'gdb', 'man', 'init', 'command', 'gci', 'ver', 'route', 'calc'];
+
+/** The command word [cmdS, cmdE) is one of LEAD_ONLY, quotes inside it dropped ("wh''o": a quoted word a dropped unit may cut goes on to obfuscatedAt). */
+function leadOnly(): bool {
+  return commandIn(LEAD_ONLY);
+}
+
+/** The command word [cmdS, cmdE), quotes inside it dropped, is one of list (lower case), letters compared case-insensitively. */
+function commandIn(list: string[]): bool {
+  const n = cmdE - cmdS;
+  if (n > 16) return false;
+  const c0 = lower(at(txt, cmdS));
+  for (let w = 0; w < list.length; w++) {
+    const s = list[w];
+    // (a quick no: the length, when the word holds no quote, and the first letter)
+    if ((!quoted && s.length != n) || (!isQuote(c0) && <u32>s.charCodeAt(0) != c0)) continue;
+    let j = 0;
+    let k = cmdS;
+    for (; k < cmdE; k++) {
+      const c = at(txt, k);
+      if (isQuote(c)) continue;
+      if (j >= s.length || lower(c) != <u32>s.charCodeAt(j)) break;
+      j++;
+    }
+    if (k == cmdE && j == s.length) return true;
+  }
+  return false;
+}
+
+// Commands an injection runs bare to see that it ran, and that end the value then ("& id",
+// "google.com; id"): what counts after a lead that prose writes too (a single '&' at the start,
+// a host name).
+const PROBES: string[] = ['id', 'pwd', 'ls', 'ps', 'dir', 'set', 'env', 'ver', 'calc', 'hostname', 'uptime', 'who', 'uname', 'whoami', 'ifconfig', 'ipconfig', 'printenv', 'netstat', 'tasklist', 'systeminfo'];
+// The probes that are no word of English or SQL ("update||set", "Ready&&set"): after a word or a name.
+const WORDLESS_PROBES: string[] = ['id', 'pwd', 'ls', 'ps', 'hostname', 'uptime', 'uname', 'whoami', 'ifconfig', 'ipconfig', 'printenv', 'netstat', 'tasklist', 'systeminfo'];
+// Commands that print their words: an injection's proof that it ran ("| echo hacked"), after a
+// single '|' or '&' that starts the value whatever follows.
+const ECHOES: string[] = ['echo', 'printf'];
+// Commands that print a file: with a file name after them and nothing else ("example.com; cat
+// flag.txt"); after a plain word only those that are no English word ("x; cat index.php", not
+// "Docs | more README.md", "Note & type notes.txt").
+const READERS: string[] = ['cat', 'tac', 'nl', 'head', 'tail', 'more', 'less', 'type', 'strings', 'base64', 'xxd', 'od'];
+const WORD_READERS: string[] = ['cat', 'tac', 'nl', 'base64', 'xxd'];
+
+/**
+ * After the command word (at cmdE) comes what such a lead's injection ends with: a WORDLESS_PROBES command
+ * and the value's end, or a READERS command and one file name (a word with a dot inside it or
+ * before it: "flag.txt", ".env", "index.php") and the value's end; white space, quotes and a
+ * shell comment that ends the value aside (after a plain word, anyLead, only WORD_READERS). Reads
+ * at most one word after the command.
+ */
+function probeEnds(anyLead: bool): bool {
+  let k = cmdE;
+  while (k < len && (blank(at(txt, k)) || isQuote(at(txt, k)))) k++;
+  if (endsAt(k)) return commandIn(WORDLESS_PROBES);
+  if (k == cmdE || !commandIn(anyLead ? WORD_READERS : READERS)) return false;
+  const s = k;
+  let dot = false;
+  while (k < len && k - s < 64) {
+    const c = at(txt, k);
+    if (c == 46) { if (k + 1 < len && isAlnum(at(txt, k + 1))) dot = true; k++; continue; }
+    if (isAlnum(c) || c == 95 || c == 45) { k++; continue; }
+    break;
+  }
+  if (!dot) return false;
+  while (k < len && (blank(at(txt, k)) || isQuote(at(txt, k)))) k++;
+  return endsAt(k);
+}
+
+/**
+ * The command line ends at k: the value ends, or a shell comment or a separator that only white
+ * space, quotes and line breaks follow ("...; id #", "...; id;", "... flag.txt &").
+ */
+function endsAt(k: i32): bool {
+  if (k >= len) return true;
+  const c = at(txt, k);
+  if (c == 35) return commentEnds(k + 1);
+  if (!(c == 59 || c == 38 || c == 124)) return false;
+  return commentEnds(k + 1 < len && at(txt, k + 1) == c ? k + 2 : k + 1);
+}
+
+/**
+ * The value before e, white space and quotes aside, is a host name a ping or lookup form takes:
+ * two or more labels of letters, digits and '-' joined by '.', the last of two or more letters
+ * ("google.com", "attacker.example.co.uk"), in at most HOST_LEAD_MAX units. Or, when any is
+ * true, one word of letters, digits, '_', '-' and '.' ("x"). Reads at most HOST_LEAD_MAX units back.
+ */
+function nameBefore(e: i32, any: bool): bool {
+  if (e > HOST_LEAD_MAX) return false;
+  let k = e;
+  let labels = 1;
+  let last = 0; // letters of the last label, or -1 when it holds anything else
+  while (k > 0) {
+    const c = at(txt, k - 1);
+    if (c == 46) {
+      if (k == e || at(txt, k) == 46) return false;
+      labels++;
+      k--;
+      continue;
+    }
+    if (!(isAlnum(c) || c == 45 || c == 95)) break;
+    if (labels == 1) last = isAlpha(c) && last >= 0 ? last + 1 : -1;
+    k--;
+  }
+  if (k == e) return false;
+  const name = labels >= 2 && last >= 2 && at(txt, k) != 46 && at(txt, k) != 45;
+  if (!(name || any)) return false;
+  while (k > 0 && (blank(at(txt, k - 1)) || isQuote(at(txt, k - 1)))) k--;
+  return k == 0;
+}
+
+/**
+ * A LEAD_ONLY command after the separator at sepAt counts: an option, a path, a variable or a
+ * redirection follows it ("x;pwd -P", "x; ip -4 a", "x;git >/tmp/o"; not "man -- what a day"), or
+ * nothing but an injection's lead stands before the separator (strongBefore: "; pwd", ";which
+ * python", "127.0.0.1 | who"), or the word is glued to it at the value's end after one
+ * (lastCommand: "'|pwd").
+ */
+function leadOnlyCounts(sep: u32, sepAt: i32): bool {
+  let a = cmdE;
+  while (a < len && blank(at(txt, a))) a++;
+  if (a > cmdE && a + 1 < len) {
+    const c = at(txt, a);
+    const d = at(txt, a + 1);
+    if (c == 45 && (isAlnum(d) || (d == 45 && a + 2 < len && isAlnum(at(txt, a + 2))))) return true;
+    if ((c == 47 && (isAlnum(d) || d == 46 || d == 95)) || (c == 36 && (isAlpha(d) || d == 123 || d == 40)) || c == 62 || c == 60) return true;
+  }
+  if (strongBefore(sepAt, sep)) return true;
+  if (!glued) return false;
+  let k = cmdE;
+  while (k < len && (blank(at(txt, k)) || isQuote(at(txt, k)))) k++;
+  return k >= len && lastCommand(sepAt, sep);
+}
+
 /** After the command word: something only a shell reads (not the end of the value, not a word of prose). */
 function shellArgument(e: i32, sep: u32, sepAt: i32): bool {
   let i = e;
@@ -299,7 +438,10 @@ function shellArgument(e: i32, sep: u32, sepAt: i32): bool {
     return strongBefore(sepAt, sep);
   }
   if (c == 47 || c == 92 || c == 126 || c == 36 || c == 62 || c == 60 || c == 96 || isQuote(c) || c == 37) return true;
-  if (c == 46) return i + 1 < len && (at(txt, i + 1) == 46 || at(txt, i + 1) == 47 || at(txt, i + 1) == 92);
+  // (a dot file that ends the value after an injection's lead: "; more .env", ";cat .env"; not
+  // "; more .NET tips")
+  if (c == 46) return i + 1 < len && (at(txt, i + 1) == 46 || at(txt, i + 1) == 47 || at(txt, i + 1) == 92 ||
+    (isAlpha(at(txt, i + 1)) && valueEndsAfter(wordEnd(i + 1)) && strongBefore(sepAt, sep)));
   if (c == 10 || c == 13) return true;
   if (isDigit(c)) {
     // a number as the argument (sleep 5, ping 127.0.0.1), not the start of a phrase (sleep 8 hours);
@@ -540,24 +682,90 @@ function strongBefore(sepAt: i32, sep: u32): bool {
   // the command is the first thing after the separator (white space, quotes and a path aside)
   let w = sepAt + (double ? 2 : 1);
   while (w < len && (blank(at(txt, w)) || isQuote(at(txt, w)) || at(txt, w) == 92)) w++;
-  if (w < cmdS && at(txt, w) != 47) return false;
+  if (w < (wrapAt >= 0 ? wrapAt : cmdS) && at(txt, w) != 47) return false;
   // a host that is the whole value before the separator, any separator ("127.0.0.1 | id",
   // "localhost; cat flag.txt", "10.0.0.1\ncat config.php"), unless a plain word or a note follows
   // the command
   const z = leadBefore(sep == 10 && sepAt > 0 && at(txt, sepAt - 1) == 13 ? sepAt - 1 : sepAt);
-  if (z > 0 && hostBefore(z) && !plainWordAfter(cmdE)) return true;
-  if (sep == 10) return false;
-  // a single '|' that the value starts with, no other '|' after the command (no markdown row: "|
-  // id | name |") and no plain word after it ("| id", "| dir"; not "| more info below", "| net
-  // profit", and so not "| net user" either)
-  if (sep == 124 && !double && z == 0 && !(cmdE < len && at(txt, cmdE) == 61) && !pipeFrom(cmdE) && !plainWordAfter(cmdE)) return true;
+  if (z > 0 && hostBefore(z) && (!plainWordAfter(cmdE) || adminVerbAfter())) return true;
+  // a line break that starts the value, then a probe or a file read that ends the line ("\npwd #",
+  // "%0acat flag.txt"; not "\nmore notes.txt", "\nid card")
+  if (sep == 10) return z == 0 && probeEnds(true);
+  // a host name, or a file read after one word ("google.com; id", "example.com | id",
+  // "x; cat index.php"; not "node.js; java", "asp.net | vue.js", "dog; cat")
+  if (z > 0 && z <= HOST_LEAD_MAX && (nameBefore(z, false) ? probeEnds(false) : !commandIn(WORDLESS_PROBES) && probeEnds(true) && nameBefore(z, true))) return true;
+  // a single '|' or '&' that the value starts with, no other of its kind after the command (no
+  // markdown row: "| id | name |"; not "& this & that") and no plain word after it ("| id",
+  // "& cat flag.txt"; not "| more info below", "| net profit", "& more to come"), a bare command
+  // after '&' only when it is a probe ("& id", "& dir"; not "& more"), or a Windows tool and its
+  // verb ("| net user", "& reg query HKLM\SAM")
+  if ((sep == 124 || sep == 38) && !double && z == 0 && !(cmdE < len && at(txt, cmdE) == 61) && find1(txt, cmdE, len, sep) >= len &&
+    ((!plainWordAfter(cmdE) && (sep == 124 || !valueEndsAfter(cmdE) || commandIn(PROBES))) || adminVerbAfter() || commandIn(ECHOES))) return true;
   if ((sep == 38 || sep == 124) && !double && (!terminated() || (cmdE < len && at(txt, cmdE) == 61))) return false;
   return z == 0 || (double && addressBefore(z, true));
 }
 
-/** A '|' at or after i (asked once per value: only for a '|' that the value starts with). */
-function pipeFrom(i: i32): bool {
-  return find1(txt, i, len, 124) < len;
+// Windows tools that prose names too ("net profit", "sc" for a state, "route"), each with a verb that
+// makes the word the tool: "net user", "reg query", "sc query", "route print" (one blank in each entry).
+const ADMIN_VERBS: string[] = [
+  'net user', 'net users', 'net localgroup', 'net group', 'net view', 'net share', 'net stop', 'net start', 'net use',
+  'net session', 'net accounts', 'net config',
+  'reg query', 'reg add', 'reg save', 'reg delete', 'reg export', 'reg import', 'reg load', 'reg copy',
+  'sc query', 'sc queryex', 'sc qc', 'sc create', 'sc config', 'sc start', 'sc stop', 'sc delete', 'sc sdset',
+  'route print', 'route add', 'route delete'
+];
+
+/** The letters from s are w's units [from, to), compared case-insensitively, and a non-letter (or the end) follows. */
+function wordAt(s: i32, w: string, from: i32, to: i32): bool {
+  const n = to - from;
+  if (s + n > len || (s + n < len && isAlnum(at(txt, s + n)))) return false;
+  for (let j = 0; j < n; j++) if (lower(at(txt, s + j)) != <u32>w.charCodeAt(from + j)) return false;
+  return true;
+}
+
+/**
+ * The command word [cmdS, cmdE) is a Windows tool of ADMIN_VERBS and one of its verbs follows
+ * after white space, then the value's end or white space ("| net user", "& net localgroup
+ * administrators"; not "| net profit", "| net users' growth"). Reads at most two short words.
+ */
+function adminVerbAfter(): bool {
+  const n = cmdE - cmdS;
+  if (n > 5) return false;
+  // (a switch on the line: the windows-switch rule's, "& net user x P@ss1 /add")
+  if (enabledRule(K_SHELL_SWITCH) >= 0 && windowsSwitchAfter(cmdE)) return false;
+  let k = cmdE;
+  while (k < len && blank(at(txt, k))) k++;
+  if (k == cmdE) return false;
+  for (let v = 0; v < ADMIN_VERBS.length; v++) {
+    const w = ADMIN_VERBS[v];
+    const sp = w.indexOf(' ');
+    if (sp != n || !wordAt(cmdS, w, 0, sp)) continue;
+    const e = k + w.length - sp - 1;
+    if (wordAt(k, w, sp + 1, w.length) && (e >= len || blank(at(txt, e)))) return fewWordsAfter(e);
+  }
+  return false;
+}
+
+/**
+ * From i to the value's end (at most 64 units read), at most one plain word of letters ("user
+ * administrator", "stop windefend"), other tokens aside ("query HKLM\SAM", "user x P@ss1"): no
+ * phrase of prose goes on ("| net view of the market").
+ */
+function fewWordsAfter(i: i32): bool {
+  const stop = i + 64 < len ? i + 64 : len;
+  let words = 0;
+  let k = i;
+  while (k < stop) {
+    while (k < stop && blank(at(txt, k))) k++;
+    if (k >= stop) break;
+    let plain = true;
+    while (k < stop && !blank(at(txt, k))) {
+      if (!isAlpha(at(txt, k))) plain = false;
+      k++;
+    }
+    if (plain && ++words > 1) return false;
+  }
+  return true;
 }
 
 let terminatedIs = -2; // terminated's answer (-2: not yet)
@@ -574,6 +782,20 @@ function terminated(): bool {
     terminatedIs = k > 0 && (at(txt, k - 1) == 59 || at(txt, k - 1) == 38) ? 1 : 0;
   }
   return terminatedIs == 1;
+}
+
+/** Where the file-name units (letters, digits, '_', '-', '.') from i end, at most 64 read. */
+function wordEnd(i: i32): i32 {
+  let k = i;
+  while (k < len && k - i < 64 && (isAlnum(at(txt, k)) || at(txt, k) == 95 || at(txt, k) == 45 || at(txt, k) == 46)) k++;
+  return k;
+}
+
+/** From i on only white space and quotes. */
+function valueEndsAfter(i: i32): bool {
+  let k = i;
+  while (k < len && (blank(at(txt, k)) || isQuote(at(txt, k)))) k++;
+  return k >= len;
 }
 
 /** Where the text before b ends, the white space and quotes right before b aside. */
@@ -598,7 +820,7 @@ function lastCommand(sepAt: i32, sep: u32): bool {
   // the word itself, not the end of a relative path (";etc/passwd"), a dropped backslash aside
   let w = sepAt + (double ? 2 : 1);
   if (w < len && at(txt, w) == 92) w++;
-  if (cmdS != w) return false;
+  if (cmdS != w && wrapAt != w) return false;
   let b = sepAt;
   if (sep == 10 && b > 0 && at(txt, b - 1) == 13) b--; // CR LF
   // white space right before the separator
@@ -610,8 +832,11 @@ function lastCommand(sepAt: i32, sep: u32): bool {
   // an address, quotes around it aside ("'127.0.0.1'|id"), or localhost
   if (addressBefore(z, false) || localhostBefore(z)) return true;
   if (sep == 10) return false;
+  // a host name before a probe ("google.com;id"; not "name;id", a column list)
+  if (z <= HOST_LEAD_MAX && commandIn(WORDLESS_PROBES) && nameBefore(z, false)) return true;
   const c = at(txt, k - 1);
-  if (double) return !plainWordBefore(k);
+  // (a probe after any word: "x&&id", "x||id"; not "tea&&more")
+  if (double) return !plainWordBefore(k) || commandIn(WORDLESS_PROBES);
   if (isQuote(c) || c == 96) return (countBefore(c, k) & 1) == 1;
   if (c == 41) {
     // (after a word, number or quote: ":)" and ";)" are faces)
@@ -739,6 +964,7 @@ function lineEndAt(k: i32): bool {
  */
 function writtenBreaks(rRare: bool, rCmd: bool): void {
   const fRare = kindWordFilter(K_SHELL_RARE);
+  wrapAt = -1;
   let i = 0;
   while (i + 2 < len) {
     // (the next backslash by hand when it is right there: "\\n\\n\\n..." would start a search at every one)
@@ -843,6 +1069,106 @@ function rareLine(j: i32, fRare: usize): i32 {
   return (c == 45 && a + 1 < len && isAlnum(at(txt, a + 1))) || c == 47 || c == 92 ? r : -1;
 }
 
+// Words that run the command after them (wrappedAt: time, nice, call, sudo, exec, doas, nohup,
+// command, builtin); their own arguments are not read ("time -p" is left to the listed words' rules).
+let wrapAt = -1; // where the wrapper before the command [cmdS, cmdE) starts, or -1
+let wrappedEnd = 0;
+
+/**
+ * The word [t, k) is a wrapper (time, nice, call, sudo, exec, doas, nohup, command, builtin), and white space and a word that names a command of either
+ * kind follow it: where that word starts (wrappedEnd: where it ends), or -1. Reads the two words once.
+ */
+function wrappedAt(t: i32, k: i32, fRare: usize, fCmd: usize): i32 {
+  const n = k - t;
+  if (n < 4 || n > 7 || k + 1 >= len || !blank(at(txt, k))) return -1;
+  // (one candidate by length and first letter, no walk over the list: most words after a separator are none)
+  const f = lower(at(txt, t));
+  let w = '';
+  if (n == 4) w = f == 116 ? 'time' : f == 110 ? 'nice' : f == 99 ? 'call' : f == 115 ? 'sudo' : f == 101 ? 'exec' : f == 100 ? 'doas' : '';
+  else if (n == 5) w = f == 110 ? 'nohup' : '';
+  else if (n == 7) w = f == 99 ? 'command' : f == 98 ? 'builtin' : '';
+  if (w.length == 0 || !wordAt(t, w, 0, n)) return -1;
+  let a = k;
+  while (a < len && blank(at(txt, a))) a++;
+  if (a >= len || !isAlpha(at(txt, a))) return -1;
+  const e = glancedWord(a);
+  if (e < 0 || !mayBeCommand(fRare, fCmd, a, e)) return -1;
+  if (ruleWithWord(K_SHELL_RARE, txt, a, e - a) < 0 && ruleWithWord(K_SHELL_COMMAND, txt, a, e - a) < 0) return -1;
+  wrappedEnd = e;
+  return a;
+}
+
+/**
+ * The command [pathAt, cmdE) that commandAt read is a program given by its path: an absolute path
+ * with a directory before the name ("/tmp/x", "/dev/shm/.a"; not "/x") or one from the working
+ * directory ("./x", "../bin/x"), what an injection runs after dropping a file. It counts after an
+ * injection's lead (strongBefore, from: where the command as written starts, the '.' of ". /tmp/x";
+ * not after a single '|': "| /api/users" is a table's cell) when the value ends after it or a
+ * separator, a redirection, a comment that ends the value or an option follows (white space and
+ * quotes aside); the path holds only letters, digits, '/', '.', '_' and '-'.
+ * Reads the path once and the white space after it.
+ */
+function programPath(sep: u32, sepAt: i32, from: i32): bool {
+  if (sep == 124 && !(sepAt + 1 < len && at(txt, sepAt + 1) == 124)) return false;
+  // (every lead strongBefore takes ends within HOST_LEAD_MAX units of the value's start)
+  if (leadBefore(sepAt) > HOST_LEAD_MAX) return false;
+  const p = pathAt;
+  if (cmdS <= p || cmdS > cmdE || quoted) return false;
+  const c = at(txt, p);
+  // (the path's units: letters, digits, '/', '.', '_', '-'; a quote cuts no file name)
+  let dir = false;
+  for (let k = p; k < cmdE; k++) {
+    const u = at(txt, k);
+    if (isAlnum(u)) { if (k < cmdS) dir = true; continue; }
+    if (!(u == 47 || u == 46 || u == 95 || u == 45)) return false;
+  }
+  if (c == 47) {
+    if (!dir) return false;
+  } else if (!(c == 46 && (at(txt, p + 1) == 47 || (at(txt, p + 1) == 46 && p + 2 < len && at(txt, p + 2) == 47)))) return false;
+  let k = cmdE;
+  while (k < len && (blank(at(txt, k)) || isQuote(at(txt, k)))) k++;
+  if (k < len) {
+    const d = at(txt, k);
+    if (!(d == 59 || d == 38 || d == 124 || d == 10 || d == 13 || d == 62 || (d == 35 && commentEnds(k + 1)) || (d == 45 && k + 1 < len && isAlnum(at(txt, k + 1))))) return false;
+  }
+  const w = wrapAt;
+  wrapAt = from;
+  const ok = strongBefore(sepAt, sep);
+  wrapAt = w;
+  return ok;
+}
+
+/**
+ * At t a variable name ends at k with '=', a command of either kind is its value, and right after
+ * the separator that ends the assignment the variable runs as a command: ";u=id;$u", "; a=cat;
+ * $a /etc/passwd" (a shell idiom; not "theme=dark;$theme", "sort=id;$order"). Where the use of the
+ * variable ends, or -1. Reads the two words and the name once.
+ */
+function assignedCommand(t: i32, k: i32): i32 {
+  const n = k - t;
+  for (let q = t; q < k; q++) if (!(isAlnum(at(txt, q)) || at(txt, q) == 95)) return -1;
+  const v = k + 1;
+  if (!isAlpha(at(txt, v))) return -1;
+  const ve = glancedWord(v);
+  if (ve < 0 || ve >= len) return -1;
+  if (ruleWithWord(K_SHELL_RARE, txt, v, ve - v) < 0 && ruleWithWord(K_SHELL_COMMAND, txt, v, ve - v) < 0) return -1;
+  let q = ve;
+  const s = at(txt, q);
+  if (!(s == 59 || s == 38 || s == 124 || s == 10)) return -1;
+  q++;
+  if (q < len && (s == 38 || s == 124) && at(txt, q) == s) q++;
+  while (q < len && blank(at(txt, q))) q++;
+  if (q + n >= len || at(txt, q) != 36) return -1;
+  // (letters compared case-insensitively: a value whose case was changed on its way is judged as it was)
+  for (let j = 0; j < n; j++) if (lower(at(txt, q + 1 + j)) != lower(at(txt, t + j))) return -1;
+  const e = q + 1 + n;
+  if (e < len) {
+    const c = at(txt, e);
+    if (!(blank(c) || c == 59 || c == 38 || c == 124 || c == 10 || c == 13 || isQuote(c))) return -1;
+  }
+  return e;
+}
+
 /** Separators followed by a command. */
 function separators(): void {
   const rCmd = firstRule(K_SHELL_COMMAND) >= 0;
@@ -876,6 +1202,17 @@ function separators(): void {
     if (sep == 10 && i + 2 < len && at(txt, i + 1) - 65 < 26 && at(txt, i + 2) - 97 < 26 && !afterHostLead(i)) {
       const r = rRare ? rareLine(i + 1, fRare) : -1;
       if (r >= 0) { hit(r, i, cmdE); return; }
+      // (a probe or a file read that ends the line after a line break that starts the value, whatever
+      // its case: "\nPwD #")
+      if (rCmd && leadBefore(i > 0 && at(txt, i - 1) == 13 ? i - 1 : i) == 0) {
+        const k = glancedWord(i + 1);
+        if (k > 0) {
+          cmdS = i + 1;
+          cmdE = k;
+          quoted = false;
+          if (probeEnds(true)) { hit(enabledRule(K_SHELL_COMMAND), i, cmdE); return; }
+        }
+      }
       i++;
       continue;
     }
@@ -893,7 +1230,8 @@ function separators(): void {
     }
     // a command starts with a letter or '/', after white space, quotes or '+': a quick "no" for &# |= ;)
     const c0: u32 = j < len ? at(txt, j) : 0;
-    if (!commandStart(c0) && !slashedLetter(j)) {
+    // ('.' only where programPath may find a lead: near the value's start)
+    if (!commandStart(c0) && !slashedLetter(j) && !(dotPathAt(j) && leadBefore(i) <= HOST_LEAD_MAX)) {
       // past c0 too, unless it is a separator itself ("&#&#...": one step per '&', no search)
       i = c0 == 59 || c0 == 38 || c0 == 124 || c0 == 10 ? j : j + 1;
       continue;
@@ -902,6 +1240,7 @@ function separators(): void {
     // a unit that is neither '/' nor a quote, are the word commandAt would find: taken here
     // without its walk (";x;x...", "; x; x...": that walk cost most of the scan)
     let glance = false;
+    wrapAt = -1;
     let t = j;
     if (blank(c0)) {
       t = j + 1;
@@ -909,9 +1248,10 @@ function separators(): void {
     }
     // after the run, a unit that is neither a word character, a quote nor '/': no command there
     // (commandAt would say so after the same walk; "; ; ; ...")
-    if (t > j && (t >= len || !startsCommandWord(at(txt, t)))) { i = t; continue; }
-    // a backslash before a letter: the shell drops it (commandAt's walk skips it too; ";\\x" repeated)
-    if (t + 1 < len && at(txt, t) == 92 && isAlpha(at(txt, t + 1))) t++;
+    if (t > j && (t >= len || !(startsCommandWord(at(txt, t)) || slashedLetter(t)))) { i = t; continue; }
+    // a backslash before a letter: the shell drops it (commandAt's walk skips it too; ";\\x" repeated);
+    // so does cmd.exe a caret ("& ^w^h^o^a^m^i": obfuscatedAt reads the rest)
+    if (slashedLetter(t)) t++;
     if (t < len && isAlpha(at(txt, t))) {
       const k = glancedWord(t);
       // a word a dropped unit cuts ("c\\at", "w^h^o^a^m^i", "c${u}at")
@@ -919,22 +1259,51 @@ function separators(): void {
         const r = obfuscatedAt(t, fRare, fCmd);
         if (r >= 0) { hit(r, i, cmdE); return; }
       }
-      if (k >= 0) {
+      // a command stored in a variable and run by it (";u=id;$u")
+      if (k >= 0 && k + 1 < len && at(txt, k) == 61 && rCmd) {
+        const e = assignedCommand(t, k);
+        if (e >= 0) { hit(enabledRule(K_SHELL_COMMAND), i, e); return; }
+      }
+      // a wrapper that runs the command after it ("; time id", ";nice id", "& call whoami"): that
+      // command is judged, as a LEAD_ONLY one is
+      const a = k >= 0 ? wrappedAt(t, k, fRare, fCmd) : -1;
+      if (a >= 0) {
+        cmdS = a;
+        cmdE = wrappedEnd;
+        wrapAt = t;
+        quoted = false;
+        absolute = false;
+        glued = t == j || (t == j + 1 && slashedLetter(j));
+        glance = true;
+      } else if (k >= 0) {
         // most words after a separator have a length, first and last letter no listed command has
         if (!mayBeCommand(fRare, fCmd, t, k)) { i = refusedRun(k, fRare, fCmd); continue; }
         cmdS = t;
         cmdE = k;
         quoted = false;
         absolute = false;
-        glued = t == j || (t == j + 1 && at(txt, j) == 92);
+        glued = t == j || (t == j + 1 && slashedLetter(j));
         glance = true;
       }
+    }
+    // a file sourced by its path (". /tmp/x", ". ./x"): programPath judges it
+    if (c0 == 46 && j + 1 < len && blank(at(txt, j + 1))) {
+      let q = j + 1;
+      while (q < len && blank(at(txt, q))) q++;
+      if (rCmd && q < len && (at(txt, q) == 47 || at(txt, q) == 46) && commandAt(q) && programPath(sep, i, j)) { hit(enabledRule(K_SHELL_COMMAND), i, cmdE); return; }
+      i = q;
+      continue;
     }
     const word = glance || commandAt(j);
     // a path the shell globs into a program's ("; /???/??t flag.txt", "x; /usr/bin/wh?ami")
     if (!glance && globAt >= 0 && rCmd) {
       const g = globPathAt(globAt);
       if (g >= 0) { hit(enabledRule(K_SHELL_COMMAND), i, g); return; }
+    }
+    // a program given by its path, not a listed word ("; /tmp/x", ";./x")
+    if (word && !glance && rCmd && programPath(sep, i, pathAt) && commandRule(K_SHELL_RARE) < 0 && commandRule(K_SHELL_COMMAND) < 0) {
+      hit(enabledRule(K_SHELL_COMMAND), i, cmdE);
+      return;
     }
     if (word) {
       if (!glance && ((!quoted && !mayBeCommand(fRare, fCmd, cmdS, cmdE)) || (sep == 10 && base64Line()))) {
@@ -951,7 +1320,7 @@ function separators(): void {
           r = (sep == 38 || sep == 124) && !quoted ? ruleWithWord(K_SHELL_SWITCH, txt, cmdS, cmdE - cmdS) : -1;
           if (r >= 0 && !windowsSwitchAfter(cmdE)) r = -1;
           if (r < 0 && glued && sep != 10) gluedSeen = true;
-        }
+        } else if (r >= 0 && !absolute && (wrapAt >= 0 || leadOnly()) && !leadOnlyCounts(sep, i)) r = -1;
       }
       if (r >= 0) { hit(r, i, cmdE); return; }
       // a quoted word a dropped unit cuts ("wh''o\\ami")
@@ -1018,15 +1387,24 @@ function refusedRun(k: i32, fRare: usize, fCmd: usize): i32 {
   return isAlpha(c) || c == 47 || blank(c) || isQuote(c);
 }
 
-/** A backslash and a letter at j: the shell drops the backslash ("\\cat" runs cat). */
+/** At j: "./", "../" or '.' and white space (a program's path from the working directory, or a sourced file: programPath judges them). */
+@inline function dotPathAt(j: i32): bool {
+  if (j + 1 >= len || at(txt, j) != 46) return false;
+  const d = at(txt, j + 1);
+  return d == 47 || blank(d) || (d == 46 && j + 2 < len && at(txt, j + 2) == 47);
+}
+
+/** A backslash or a caret and a letter at j: the shell drops the backslash ("\\cat" runs cat), cmd.exe the caret ("^w^h^o^a^m^i"). */
 @inline function slashedLetter(j: i32): bool {
-  return j + 1 < len && at(txt, j) == 92 && isAlpha(at(txt, j + 1));
+  return j + 1 < len && (at(txt, j) == 92 || at(txt, j) == 94) && isAlpha(at(txt, j + 1));
 }
 
 /** The units after the separator at i may start a command, or are the separator's double (&& ||). */
 @inline function mayStartAfter(s: u32, i: i32): bool {
   const d = at(txt, i + 1);
-  return commandStart(d) || (d == s && (s == 38 || s == 124)) || slashedLetter(i + 1);
+  // ('.' only near the value's start, where programPath may find a lead: the first separator, which
+  // the vector step of nextCandidate never passes, as no separator stands before it)
+  return commandStart(d) || (d == s && (s == 38 || s == 124)) || slashedLetter(i + 1) || (d == 46 && leadBefore(i) <= HOST_LEAD_MAX);
 }
 
 /**
@@ -1063,7 +1441,7 @@ function nextCandidate(i: i32): i32 {
           v128.and(i16x8.eq(b, a), v128.or(amp, bar))));
       // a backslash before a letter ("\\cat": the shell drops it)
       const c = v128.load(q, 4);
-      const slashed = v128.and(i16x8.eq(b, i16x8.splat(92)), i16x8.le_u(i16x8.sub(v128.or(c, i16x8.splat(32)), i16x8.splat(97)), i16x8.splat(25)));
+      const slashed = v128.and(v128.or(i16x8.eq(b, i16x8.splat(92)), i16x8.eq(b, i16x8.splat(94))), i16x8.le_u(i16x8.sub(v128.or(c, i16x8.splat(32)), i16x8.splat(97)), i16x8.splat(25)));
       const m = i16x8.bitmask(v128.and(sep, v128.or(v128.or(letter, other), slashed)));
       if (m != 0) return i + <i32>ctz(m);
       i += 8;
@@ -1086,8 +1464,8 @@ function nextFence(i: i32): i32 {
 }
 
 /**
- * A unit where the look below may find something: a backtick; '$' before '(', '{' or 'i' ($(, ${IFS},
- * $IFS); '{' before a letter or '/' (brace expansion) or after ')' or a gap (the shellshock prefix
+ * A unit where the look below may find something: a backtick; '$' before '(', '{', 'i' or a quote ($(,
+ * ${IFS}, $IFS, $'\x41'); '{' before a letter or '/' (brace expansion) or after ')' or a gap (the shellshock prefix
  * "() {"). Anything else the look passes at once.
  */
 @inline function substitutionAt(i: i32): bool {
@@ -1095,7 +1473,7 @@ function nextFence(i: i32): i32 {
   if (c == 96) return true;
   if (c != 36 && c != 123) return false;
   const d: u32 = i + 1 < len ? at(txt, i + 1) : 0;
-  if (c == 36) return d == 40 || d == 123 || (d | 32) == 105;
+  if (c == 36) return d == 40 || d == 123 || (d | 32) == 105 || d == 39;
   if (isAlpha(d) || d == 47) return true;
   const b: u32 = i > 0 ? at(txt, i - 1) : 0;
   return b == 41 || b == 32 || b == 9 || b == 43;
@@ -1121,6 +1499,7 @@ function nextSubstitution(i: i32): i32 {
   const kLp = splat16(40);
   const kRp = splat16(41);
   const kI = splat16(105);
+  const kSq = splat16(39);
   const kSp = splat16(32);
   const kTab = splat16(9);
   const kPlus = splat16(43);
@@ -1133,7 +1512,7 @@ function nextSubstitution(i: i32): i32 {
     const vn = v128.load(q, 2);
     const vp = v128.load(q - 2);
     const vnl = v128.or(vn, kSp);
-    const dollar = v128.and(i16x8.eq(v, kDollar), v128.or(v128.or(i16x8.eq(vn, kLp), i16x8.eq(vn, kBrace)), i16x8.eq(vnl, kI)));
+    const dollar = v128.and(i16x8.eq(v, kDollar), v128.or(v128.or(v128.or(i16x8.eq(vn, kLp), i16x8.eq(vn, kBrace)), i16x8.eq(vnl, kI)), i16x8.eq(vn, kSq)));
     const brace = v128.and(i16x8.eq(v, kBrace), v128.or(v128.or(i16x8.le_u(i16x8.sub(vnl, kA), k25), i16x8.eq(vn, kSlash)),
       v128.or(v128.or(i16x8.eq(vp, kRp), i16x8.eq(vp, kSp)), v128.or(i16x8.eq(vp, kTab), i16x8.eq(vp, kPlus)))));
     const m = <u32>i16x8.bitmask(v128.or(v128.or(i16x8.eq(v, kTick), dollar), brace));
@@ -1161,7 +1540,12 @@ function slicedVariableEnd(k: i32): i32 {
   return j < len && at(txt, j) == 125 ? j + 1 : -1;
 }
 
-/** $(cmd, `cmd, ${IFS}, $IFS, ${PATH:0:1}, {cmd,arg}, () { :; }. */
+/** A hexadecimal digit. */
+@inline function isHex(c: u32): bool {
+  return c - 48 < 10 || (c | 32) - 97 < 6;
+}
+
+/** $(cmd, `cmd, ${IFS}, $IFS, ${PATH:0:1}, $'\x41', {cmd,arg}, () { :; }. */
 function substitutions(r: i32): void {
   let i = 0;
   while (i < len) {
@@ -1176,6 +1560,13 @@ function substitutions(r: i32): void {
     }
     const c = at(txt, i);
     if (c == 36) {
+      // $'\x69\x64', $'\151\144': bash's ANSI-C quoting spells a word with escapes (a regular
+      // expression's replacement "$'" is not followed by one)
+      if (i + 4 < len && at(txt, i + 1) == 39 && at(txt, i + 2) == 92) {
+        const e = at(txt, i + 3);
+        const f = at(txt, i + 4);
+        if (((e | 32) == 120 && isHex(f)) || (e - 48 < 8 && f - 48 < 8) || ((e | 32) == 117 && isHex(f))) { hit(r, i, i + 5); return; }
+      }
       // $IFS, ${IFS}
       let k = i + 1;
       if (k < len && at(txt, k) == 123) k++;
@@ -1233,7 +1624,7 @@ function substitutions(r: i32): void {
     }
     // c == '{': brace expansion {cmd,arg}, or the shellshock prefix "() {" before it
     const nx: u32 = i + 1 < len ? at(txt, i + 1) : 0;
-    if ((isAlpha(nx) || nx == 47) && commandAt(i + 1) && cmdE + 1 < len && at(txt, cmdE) == 44 && !blank(at(txt, cmdE + 1)) && commandWord()) { hit(r, i, cmdE + 1); return; }
+    if ((isAlpha(nx) || nx == 47) && commandAt(i + 1) && cmdE + 1 < len && at(txt, cmdE) == 44 && !blank(at(txt, cmdE + 1)) && commandWord() && !leadOnly()) { hit(r, i, cmdE + 1); return; }
     let k = i;
     while (k > 0 && gap(at(txt, k - 1))) k--;
     // shellshock: "() {" where a value starts (not a function's parameter list: f(){)
@@ -1275,6 +1666,7 @@ function stripAll(): void {
  */
 export function cmdWanted(p: usize, n: i32, mask: u32): bool {
   if ((mask & (C_SEMI | C_AMP | C_PIPE | C_DOLLAR | C_BQ | C_LBRACE | C_BSLASH)) != 0) return true;
+  if ((mask & C_PCT) != 0 && (mask & C_SLASH) != 0) return true; // (%COMSPEC% /c: shellVariable)
   return (mask & C_SPACE) != 0 && findP(p, 0, n, P_CMD, 59, 38, 124, 10) < n;
 }
 
@@ -1295,6 +1687,7 @@ export function scanCmd(p: usize, n: i32, mask: u32): void {
   numberLeadIs = -2;
   terminatedIs = -2;
   gluedSeen = false;
+  wrapAt = -1;
   if ((mask & (C_SEMI | C_AMP | C_PIPE | C_SPACE)) != 0) separators();
   if (!found && (mask & C_BSLASH) != 0) {
     const rCmd = firstRule(K_SHELL_COMMAND) >= 0;
@@ -1303,4 +1696,45 @@ export function scanCmd(p: usize, n: i32, mask: u32): void {
   }
   const r = enabledRule(K_SHELL_SUBST);
   if (r >= 0 && (mask & (C_DOLLAR | C_BQ | C_LBRACE)) != 0) substitutions(r);
+  if (r >= 0 && !found && (mask & (C_PCT | C_SLASH)) == (C_PCT | C_SLASH)) shellVariable(r);
+}
+
+/**
+ * cmd.exe named by a variable and told to run a command: %COMSPEC%, or a path under a variable
+ * that ends in cmd.exe (%windir%\system32\cmd.exe, %SystemRoot%\System32\cmd.exe), then white
+ * space and /c, /k or /r and white space: "%COMSPEC% /c whoami". No prose names the shell by its
+ * variable with a switch after it. Each '%' is looked at once; the path after it is read up to
+ * 64 units and ends at the next '%' or white space.
+ */
+function shellVariable(r: i32): void {
+  let i = 0;
+  while (i < len) {
+    i = find1(txt, i, len, 37);
+    if (i + 9 >= len) return;
+    let e = -1;
+    if (wordAt(i + 1, 'comspec%', 0, 7) && at(txt, i + 8) == 37) e = i + 9;
+    else {
+      // %name%\...\cmd.exe
+      let k = i + 1;
+      while (k < len && k - i < 32 && (isAlnum(at(txt, k)) || at(txt, k) == 95)) k++;
+      if (k > i + 1 && k + 1 < len && at(txt, k) == 37 && at(txt, k + 1) == 92) {
+        let s = k + 1;
+        let q = k + 1;
+        while (q < len && q - k < 64 && (isAlnum(at(txt, q)) || at(txt, q) == 92 || at(txt, q) == 46 || at(txt, q) == 95)) {
+          if (at(txt, q) == 92) s = q + 1;
+          q++;
+        }
+        if (q - s == 7 && wordAt(s, 'cmd.exe', 0, 7)) e = q;
+      }
+    }
+    if (e > 0) {
+      let k = e;
+      while (k < len && blank(at(txt, k))) k++;
+      if (k > e && k + 1 < len && at(txt, k) == 47) {
+        const c = lower(at(txt, k + 1));
+        if ((c == 99 || c == 107 || c == 114) && (k + 2 >= len || blank(at(txt, k + 2)))) { hit(r, i, k + 2); return; }
+      }
+    }
+    i++;
+  }
 }
