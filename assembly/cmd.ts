@@ -408,7 +408,20 @@ function leadOnlyCounts(sep: u32, sepAt: i32): bool {
   if (!glued) return false;
   let k = cmdE;
   while (k < len && (blank(at(txt, k)) || isQuote(at(txt, k)))) k++;
-  return k >= len && lastCommand(sepAt, sep);
+  // (not after a number alone: "152|uptime" is a row of pipe-separated data; "152|id" counts,
+  // as a probe after a number always has)
+  return k >= len && !digitsBefore(sepAt) && lastCommand(sepAt, sep);
+}
+
+/** Only digits (white space and quotes aside) stand before `sepAt` from the value's start. */
+function digitsBefore(sepAt: i32): bool {
+  let digits = false;
+  for (let i = 0; i < sepAt; i++) {
+    const c = at(txt, i);
+    if (isDigit(c)) digits = true;
+    else if (!(blank(c) || isQuote(c))) return false;
+  }
+  return digits;
 }
 
 /** After the command word: something only a shell reads (not the end of the value, not a word of prose). */
