@@ -8,7 +8,7 @@
 // Linear: every separator and substitution start is read once. The look past a start reads the
 // white space and the path after it, which end at the next start: no unit is read from two starts.
 
-import { at, lower, isAlpha, isAlnum, isDigit, find1, find4, findP, splat16, P_CMD } from './text';
+import { at, lower, isAlpha, isAlnum, isDigit, find1, find4, findP, splat16, P_CMD, P_DEC } from './text';
 import { K_SHELL_COMMAND, K_SHELL_RARE, K_SHELL_SUBST, K_SHELL_SWITCH, firstRule, enabledRule, ruleWithWord, kindWordFilter, filterMayHave, filterPairMayHave } from './rules';
 import { emit } from './findings';
 import { stripMode, addSpan } from './spans';
@@ -1722,8 +1722,11 @@ export function scanCmd(p: usize, n: i32, mask: u32): void {
 function shellVariable(r: i32): void {
   let i = 0;
   while (i < len) {
-    i = find1(txt, i, len, 37);
+    // (the '%' and '&' bitmap of the literal pass, not a search of the text: prose with a '%'
+    // and a '/' somewhere ran a pass over the whole value here)
+    i = findP(txt, i, len, P_DEC, 37, 38, 37, 37);
     if (i + 9 >= len) return;
+    if (at(txt, i) != 37) { i++; continue; }
     let e = -1;
     if (wordAt(i + 1, 'comspec%', 0, 7) && at(txt, i + 8) == 37) e = i + 9;
     else {

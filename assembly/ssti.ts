@@ -613,6 +613,7 @@ function dottedName(k: i32): i32 {
  * ($x.class.forName(...), $x.getClass().forName(...)). Each '@', '(' and '$' is read once; the
  * names read after it stop at the next one.
  */
+const SPEL_SCAN = 1024;
 function javaShapes(r: i32, mask: u32): void {
   if ((mask & (C_AT | C_DOT)) == (C_AT | C_DOT)) {
     let i = 0;
@@ -638,11 +639,22 @@ function javaShapes(r: i32, mask: u32): void {
     }
   }
   if ((mask & (C_LP | C_RP | C_DOT)) == (C_LP | C_RP | C_DOT)) {
-    // Spring EL: 'T', white space, '(', a dotted class name, ')'
+    // Spring EL: 'T', white space, '(', a dotted class name, ')'. Every '(' of a value of up to
+    // SPEL_SCAN units; in a longer one only the value's first (a routing expression is the whole
+    // value: a search of every '(' of long prose cost more than this detector's other passes)
     let i = 1;
-    while (i + 4 < len) {
-      i = find1(txt, i, len, 40);
-      if (i + 4 >= len) break;
+    let stop = len;
+    if (len > SPEL_SCAN) {
+      let t = 0;
+      while (t < len && t < 64 && isSpace(at(txt, t))) t++;
+      let k = t + 1;
+      while (k < len && k - t < 16 && isSpace(at(txt, k))) k++;
+      if (!((at(txt, t) | 32) == 116 && k < len && at(txt, k) == 40)) stop = 0;
+      else { i = k; stop = k + 1; }
+    }
+    while (i + 4 < len && i < stop) {
+      i = find1(txt, i, stop, 40);
+      if (i + 4 >= len || i >= stop) break;
       let t = i - 1;
       while (t > 0 && i - t < 16 && isSpace(at(txt, t))) t--;
       if ((at(txt, t) | 32) == 116 && (t == 0 || !(isNamePart(at(txt, t - 1)) || at(txt, t - 1) == 46 || at(txt, t - 1) == 36))) {
