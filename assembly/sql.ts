@@ -46,6 +46,7 @@ let toks: usize = 0;
 let ntok = 0;
 let txt: usize = 0;
 let len = 0;
+let valueLen = 0; // the value's length (len is cut short for some windows: subqueryWindows, conditionalWindows)
 
 @inline function tType(k: i32): u8 { return <u32>k < <u32>ntok ? load<u8>(toks + <usize>k * TOK) : 0; } // (0 for k < 0 too)
 @inline function tSub(k: i32): u8 { return load<u8>(toks + <usize>k * TOK + 1); }
@@ -491,7 +492,8 @@ const SET_KEYWORD = 1;
 const SET_LITERAL = 2;
 const SET_CMP = 3;
 const SET_SETOP = 4;
-const SETS = 5;
+const SET_SUBQCALL = 5;
+const SETS = 6;
 const SLOT = 12; // u32 hash, u32 length, u32 the word's UTF-16 units
 const setTable = memory.data(SETS * 64 * SLOT);
 let setsReady = false;
@@ -517,6 +519,12 @@ const KEYWORDS: string[] = ['select', 'union', 'from', 'where', 'and', 'or', 'in
 const LITERALS: string[] = ['true', 'false', 'null', 'unknown'];
 const CMPWORDS: string[] = ['like', 'rlike', 'regexp', 'is', 'in', 'between', 'sounds', 'glob', 'ilike', 'similar'];
 const SETOPS: string[] = ['intersect', 'except', 'minus'];
+// Calls a scalar subquery reads with (aggregates, and the string and identity functions a blind
+// or error-based read uses): scalarSubquery's "(select count(*) from pg_class a, pg_class b)";
+// "(select first(page) from book)" is prose
+const SUBQCALLS: string[] = ['count', 'sum', 'min', 'max', 'avg', 'group_concat', 'string_agg', 'listagg', 'array_agg', 'json_agg',
+    'xmlagg', 'substring', 'substr', 'mid', 'ascii', 'char', 'chr', 'concat', 'concat_ws', 'version', 'user', 'database',
+    'current_user', 'system_user', 'db_name', 'length', 'hex', 'md5', 'sha1', 'load_file', 'pg_read_file'];
 
 function buildSets(): void {
   for (let i = 0; i < SQLWORDS.length; i++) addWord(SET_SQLWORD, SQLWORDS[i]);
@@ -524,6 +532,7 @@ function buildSets(): void {
   for (let i = 0; i < LITERALS.length; i++) addWord(SET_LITERAL, LITERALS[i]);
   for (let i = 0; i < CMPWORDS.length; i++) addWord(SET_CMP, CMPWORDS[i]);
   for (let i = 0; i < SETOPS.length; i++) addWord(SET_SETOP, SETOPS[i]);
+  for (let i = 0; i < SUBQCALLS.length; i++) addWord(SET_SUBQCALL, SUBQCALLS[i]);
   setsReady = true;
 }
 
@@ -538,7 +547,7 @@ function inSet(k: i32, set: i32): bool {
   if (tType(k) != T_WORD) return false;
   const s = tStart(k);
   const l = tEnd(k) - s;
-  if (l < 2 || l > 9) return false;
+  if (l < 2 || l > 12) return false; // (the sets' words have 2 to 12 letters)
   if (!setsReady) buildSets();
   if (s != hashedAt || l != hashedLen) {
     hashed = hashLower(txt, s, l);
@@ -846,7 +855,7 @@ function boolExpr(k: i32, strong: bool): bool {
     appStringMax = APP_STRING_SHORT;
     appStringSpaced = false;
     if (!right) return false;
-    if (wordBetween) return exprEnd < ntok && tType(exprEnd) == T_COMMENT;
+    if (wordBetween) return exprEnd < ntok && tType(exprEnd) == T_COMMENT && cutComment(exprEnd);
     return tailOk(sig(exprEnd));
   }
   if (wordOnly) return false; // "and true love", "or maybe": a bare word is prose
@@ -1094,12 +1103,14 @@ function statementShape(k: i32): bool {
         return tType(sig(m + 1)) == T_WORD && tType(e) == T_OP && tSub(e) == O_EQ && settingEnds(sig(e + 1));
       }
       if (wordIs(k, 'shutdown')) return m >= ntok || wordIs(m, 'with') || tType(m) == T_COMMENT || tType(m) == T_SEMI;
-      // SHOW TABLES, DATABASES, GRANTS, ... (MySQL's catalogue; "; show tables to guests" is prose:
-      // then the end, a comment, ';', LIKE, FROM or WHERE)
+      // SHOW TABLES, DATABASES, GRANTS, ... (MySQL's catalogue; "; show tables to guests" and
+      // "Kitchen; show tables; chairs" are prose: then the end, a comment that cuts, a ';' that
+      // ends the statement, LIKE, FROM or WHERE)
       if (wordIs(k, 'show')) {
         if (!(wordIs(m, 'tables') || wordIs(m, 'databases') || wordIs(m, 'schemas') || wordIs(m, 'grants') || wordIs(m, 'variables') || wordIs(m, 'processlist') || wordIs(m, 'columns'))) return false;
         const n1 = sig(m + 1);
-        return m + 1 >= ntok || tType(m + 1) == T_COMMENT || tType(m + 1) == T_SEMI || wordIs(n1, 'like') || wordIs(n1, 'from') || wordIs(n1, 'where');
+        return m + 1 >= ntok || (tType(m + 1) == T_COMMENT && cutComment(m + 1)) || (tType(m + 1) == T_SEMI && statementEnds(m + 1)) ||
+          wordIs(n1, 'like') || wordIs(n1, 'from') || wordIs(n1, 'where');
       }
       return false;
     }
@@ -1107,9 +1118,9 @@ function statementShape(k: i32): bool {
       if (wordIs(k, 'drop')) return objectWord(m);
       // DELETE FROM t; SQL Server's DELETE t, then a comment, WHERE or ';' ("'; delete users--";
       // "; delete files" at a value's end is a to-do list)
-      if (wordIs(k, 'delete')) return wordIs(m, 'from') || (nameTok(m) && cutAfter(m));
+      if (wordIs(k, 'delete')) return wordIs(m, 'from') || (tableName(m) && cutAfter(m));
       // DESC t, DESCRIBE t (MySQL's columns of a table), then a comment, WHERE or ';'
-      if (wordIs(k, 'desc') || wordIs(k, 'describe')) return nameTok(m) && cutAfter(m);
+      if (wordIs(k, 'desc') || wordIs(k, 'describe')) return tableName(m) && cutAfter(m);
       if (wordIs(k, 'declare')) return tType(m) == T_VAR;
       // DO $$ ... $$ (PostgreSQL's anonymous code block), DO LANGUAGE plpgsql $$ ... $$
       if (wordIs(k, 'do')) {
@@ -1125,8 +1136,12 @@ function statementShape(k: i32): bool {
         if (objectWord(m)) return true;
         // CREATE EXTENSION name (PostgreSQL: dblink, adminpack), then a comment or ';'; CREATE
         // ROLE name, then an option ("create role models" is prose)
-        if (wordIs(m, 'extension')) { const n1 = sig(m + 1); return nameTok(n1) && cutAfter(n1); }
-        if (wordIs(m, 'role')) { const o = sig(sig(m + 1) + 1); return nameTok(sig(m + 1)) && (wordIs(o, 'superuser') || wordIs(o, 'login') || wordIs(o, 'with') || wordIs(o, 'password')); }
+        if (wordIs(m, 'extension')) { const n1 = sig(m + 1); return tableName(n1) && cutAfter(n1); }
+        if (wordIs(m, 'role')) {
+          let o = sig(sig(m + 1) + 1);
+          if (wordIs(o, 'with')) o = sig(o + 1);
+          return tableName(sig(m + 1)) && (wordIs(o, 'superuser') || wordIs(o, 'login') || wordIs(o, 'password') || wordIs(o, 'createrole') || wordIs(o, 'createdb'));
+        }
         return false;
       }
       if (wordIs(k, 'copy')) { const f = sig(m + 1); return tType(m) == T_WORD && (wordIs(f, 'from') || wordIs(f, 'to')); }
@@ -1142,16 +1157,16 @@ function statementShape(k: i32): bool {
       return tType(sig(sig(m + 1) + 1)) == T_WORD && ((tType(e) == T_OP && tSub(e) == O_EQ) || wordIs(e, 'to')) && settingEnds(sig(e + 1));
     }
     // TRUNCATE [TABLE] t: without TABLE, then a comment or ';' ("1;truncate users;--")
-    case 116: return wordIs(k, 'truncate') && (objectWord(m) || (nameTok(m) && cutAfter(m))); // t
+    case 116: return wordIs(k, 'truncate') && (objectWord(m) || (tableName(m) && cutAfter(m))); // t
     // INSERT INTO t; SQL Server's INSERT t [(columns)] VALUES | SELECT
     case 105: { // i
       if (!wordIs(k, 'insert')) return false;
       if (wordIs(m, 'into')) return true;
-      if (!nameTok(m)) return false;
+      if (!tableName(m)) return false;
       const v = pastList(sig(m + 1));
-      return wordIs(v, 'values') || wordIs(v, 'select');
+      return (wordIs(v, 'values') && tType(sig(v + 1)) == T_LP) || (wordIs(v, 'select') && selectBody(v, true));
     }
-    case 117: return wordIs(k, 'update') && nameTok(m) && wordIs(sig(m + 1), 'set'); // u
+    case 117: return wordIs(k, 'update') && tableName(m) && wordIs(sig(m + 1), 'set'); // u
     case 101: { // e
       if (!(wordIs(k, 'exec') || wordIs(k, 'execute'))) return false;
       if (tType(m) == T_VAR || tType(m) == T_LP || tType(m) == T_STR) return true;
@@ -1201,12 +1216,17 @@ function statementShape(k: i32): bool {
   return false;
 }
 
-/** A setting's value at v (one token), then the end, ';' or a comment ("set global volume=3 on the amp" is prose). */
+/**
+ * A setting's value at v, as SQL writes one (sqlValue) or ON, OFF, DEFAULT, then the end, ';' or
+ * a comment ("set global volume=3 on the amp", "set global mood = calm" are prose).
+ */
 function settingEnds(v: i32): bool {
-  if (v >= ntok) return false;
-  const t = tType(v);
-  if (!(t == T_NUM || t == T_STR || t == T_WORD || (t == T_USTR && closedByApp(v)))) return false;
-  return v + 1 >= ntok || tType(v + 1) == T_SEMI || tType(v + 1) == T_COMMENT;
+  let e = v + 1;
+  if (sqlValue(v)) {
+    if (!operand(v, false)) return false;
+    e = exprEnd;
+  } else if (!(wordIs(v, 'on') || wordIs(v, 'off') || wordIs(v, 'default'))) return false;
+  return e >= ntok || (tType(e) == T_SEMI && statementEnds(e)) || (tType(e) == T_COMMENT && cutComment(e));
 }
 
 /** Token m is a name: a word or a quoted name (`users`, [users]). */
@@ -1214,20 +1234,24 @@ function settingEnds(v: i32): bool {
   return tType(m) == T_WORD || tType(m) == T_BTICK;
 }
 
-/** Right after token m: a comment that cuts (cutComment), ';', or WHERE (the statement ends or goes on as SQL). */
+/**
+ * Right after token m the statement ends or goes on as SQL: a comment that cuts (cutComment), a
+ * ';' that ends the statement (statementEnds: the value's end, a comment or another statement
+ * after it; "milk; delete photos; eggs" is a list), or WHERE and a comparison.
+ */
 function cutAfter(m: i32): bool {
   if (m + 1 >= ntok) return false;
   const t = tType(m + 1);
-  return (t == T_COMMENT && cutComment(m + 1)) || t == T_SEMI || wordIs(sig(m + 1), 'where');
+  return (t == T_COMMENT && cutComment(m + 1)) || (t == T_SEMI && statementEnds(m + 1)) || whereCompared(sig(m + 1)) >= 0;
 }
 
 /**
- * Comment k cuts a query off: a block comment, or a -- or '#' with no letter or digit in it ("--",
- * "-- -", "#"; "#271" is a number, "6398 Delete Drive #271", and "-- later" a note, "2 delete
- * later -- ok").
+ * Comment k cuts a query off: a comment with no letter or digit in it ("--", "-- -", "#", an
+ * empty block comment; "#271" is a number, "6398 Delete Drive #271", "-- later" and a block
+ * comment with words in it notes, "2 delete later -- ok").
  */
 function cutComment(k: i32): bool {
-  return at(txt, tStart(k)) == 47 || bareComment(k);
+  return bareComment(k);
 }
 
 /** Some comment of the window cuts a query off (cutComment). Reads the window's tokens once. */
@@ -1274,23 +1298,32 @@ function scalarSubquery(k: i32): void {
   const n1 = sig(f + 1);
   if (!(tType(n1) == T_WORD || tType(n1) == T_BTICK)) return;
   const c = sig(n1 + 1);
-  // a call first in the select list (an aggregate), FROM names (an alias each, more after commas)
-  // and the ')' that closes the subquery: "(select group_concat(password) from users)", "(select
-  // count(*) from pg_class a,pg_class b,pg_class c)" ("(select item(s) from list)" is prose)
-  // (or TOP n first, SQL Server's LIMIT: "convert(int,(select top 1 password from users))")
+  // a call of SUBQCALLS first in the select list, or TOP n and one name or call, then FROM tables
+  // (each a name and an optional [AS] alias, more after commas) and the ')' that closes the
+  // subquery: "(select group_concat(password) from users)", "(select count(*) from pg_class
+  // a,pg_class b)", "(select top 1 password from users u)"; not "(select max(price) from the
+  // shop)", "(select top 10 songs from charts)" (a determiner, a plural: tableName)
   const first = sig(m + 1);
-  if ((isCall(first) && !pluralMark(sig(first + 1)) && !isSqlWord(first)) ||
-    (wordIs(first, 'top') && tType(sig(first + 1)) == T_NUM && !wordIs(sig(sig(first + 1) + 1), 'from'))) {
-    // (an alias only in a list of tables: "(select top 3 from the list)" is prose)
+  let listOk = isCall(first) && inSet(first, SET_SUBQCALL);
+  // (TOP 1: one row, as a scalar read takes it; "top 10 songs" is a chart)
+  if (!listOk && wordIs(first, 'top') && tType(sig(first + 1)) == T_NUM && tEnd(sig(first + 1)) - tStart(sig(first + 1)) == 1 &&
+    at(txt, tStart(sig(first + 1))) == 49) {
+    const col = sig(sig(first + 1) + 1);
+    if (isCall(col)) listOk = operand(col, false) && sig(exprEnd) == f;
+    else listOk = ((tType(col) == T_WORD && !isSqlWord(col)) || tType(col) == T_BTICK) && sig(col + 1) == f;
+  }
+  if (listOk) {
     let q = n1;
+    let tables = true;
     for (let g = 0; g < 8; g++) {
-      if (!nameTok(q) || isSqlWord(q)) return;
+      if (!tableName(q)) { tables = false; break; }
       q = sig(q + 1);
-      if (nameTok(q) && !isSqlWord(q) && (tType(sig(q + 1)) == T_COMMA || (g > 0 && tType(sig(q + 1)) == T_RP))) q = sig(q + 1);
+      if (wordIs(q, 'as')) q = sig(q + 1);
+      if ((tType(q) == T_WORD && !isSqlWord(q) && !isKeyword(q)) || tType(q) == T_BTICK) q = sig(q + 1); // alias
       if (tType(q) != T_COMMA) break;
       q = sig(q + 1);
     }
-    if (tType(q) == T_RP) { hitTok(rb, f, q + 1); return; }
+    if (tables && tType(q) == T_RP) { hitTok(rb, f, q + 1); return; }
   }
   if (wordIs(c, 'where')) {
     let q = sig(c + 1);
@@ -1304,7 +1337,9 @@ function scalarSubquery(k: i32): void {
   // LIMIT n that ends the subquery ("(select items from cart limit 5 per customer)" goes on in prose)
   if ((wordIs(c, 'limit') || wordIs(c, 'offset')) && tType(sig(c + 1)) == T_NUM) {
     const a = sig(sig(c + 1) + 1);
-    if (a >= ntok || tType(a) == T_RP || tType(a) == T_COMMA || tType(a) == T_SEMI || wordIs(a, 'offset')) hitTok(rb, c, sig(c + 1) + 1);
+    // (the window's end is the value's only when the lexer reached it: subqueryWindows cuts its
+    // windows, and a cut one ends before "... per customer")
+    if ((a >= ntok && lexEnd >= valueLen) || tType(a) == T_RP || tType(a) == T_COMMA || tType(a) == T_SEMI || wordIs(a, 'offset')) hitTok(rb, c, sig(c + 1) + 1);
   }
 }
 
@@ -1718,7 +1753,7 @@ function judgeComments(): void {
 function bareComment(k: i32): bool {
   let s = tStart(k);
   const e = tEnd(k);
-  s += at(txt, s) == 35 ? 1 : 2;
+  s += at(txt, s) == 35 ? 1 : 2; // past '#', '--' or '/*' (a block comment's '*/' holds no letter or digit either)
   for (let i = s; i < e; i++) {
     const c = at(txt, i);
     if (isAlpha(c) || isDigit(c)) return false;
@@ -1843,10 +1878,8 @@ function statementAfterBreakout(c: i32): bool {
 // and (3) are the steps" is a list), and a block comment glued to it is no finding ("(5)/**/")
 let afterLead = false;
 
-/**
- * After a breakout at token c0 (the value left a string or a number): tautologies,
- * comparisons, arithmetic, clauses, statements, comments. quoteCtx: the value left a string.
- */
+const SUBQUERY_SPAN = 1024; // units a subquery window reads at most
+
 /**
  * A window at each noted "(select" (subqAnchors) read as a scalar subquery: an expression context
  * ("cast((select password from users limit 1) as int)", "id,1/(select count(*) from users where
@@ -1854,7 +1887,6 @@ let afterLead = false;
  * tokens per value, so "(select " repeated costs no more (a subquery past them is not judged; the
  * value start has a window of its own).
  */
-const SUBQUERY_SPAN = 1024;
 function subqueryWindows(): void {
   if (subqAnchorCount == 0) return;
   const rb = firstOn(K_SQL_BREAKOUT);
@@ -1878,6 +1910,11 @@ function subqueryWindows(): void {
   dqFrom = -1;
   eolFrom = -1;
 }
+
+/**
+ * After a breakout at token c0 (the value left a string or a number): tautologies,
+ * comparisons, arithmetic, clauses, statements, comments. quoteCtx: the value left a string.
+ */
 function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
   // breakout followed directly by a comment: admin'--  admin'#  admin'/*; also past closing
   // parentheses and a ';' (admin')--, x'))#, admin';--: the rest of a "(user='...')" condition
@@ -2019,7 +2056,11 @@ function setListEnd(k: i32, quoteCtx: bool): bool {
     if (!nameTok(name) || isSqlWord(name)) return false;
     const eq = sig(name + 1);
     if (!(tType(eq) == T_OP && tSub(eq) == O_EQ)) return false;
-    if (!chain(sig(eq + 1), false)) return false;
+    // (the value the application's quote closes may be as long as a compared one: "x', role='admin")
+    appStringMax = APP_STRING_COMPARED;
+    const v = chain(sig(eq + 1), false);
+    appStringMax = APP_STRING_SHORT;
+    if (!v) return false;
     m = exprEnd < ntok && tType(exprEnd) == T_COMMENT ? exprEnd : sig(exprEnd);
   }
   if (m >= ntok) return quoteCtx && tType(exprEnd - 1) == T_USTR;
@@ -2565,11 +2606,25 @@ function startsLikeSql(): bool {
 
 /** The value starts with a word, then a boolean operator ("true or 2>1", "id or 2>1": leadOperandBool). */
 function wordThenBool(): bool {
-  const i = skipBlanks(txt, 0, len);
+  const i = gapEndAt(0);
   if (i >= len || (cls(at(txt, i)) & 8) == 0) return false;
   let k = i + 1;
   while (k < len && (cls(at(txt, k)) & 2) != 0) k++;
-  return boolWordAt(skipBlanks(txt, k, len));
+  // a one-letter prefix and its string: x'31', b'1', n'a'
+  if (k == i + 1 && k < len && at(txt, k) == 39) {
+    k++;
+    const stop = k + 64 < len ? k + 64 : len;
+    while (k < stop && at(txt, k) != 39) k++;
+    if (k >= stop) return false;
+    k++;
+  }
+  return boolWordAt(gapEndAt(k));
+}
+
+/** Past white space from i, and '+' in a form-encoded value (the lexer reads it as a space). */
+function gapEndAt(i: i32): i32 {
+  while (i < len && ((cls(at(txt, i)) & 1) != 0 || (plusSpace && at(txt, i) == 43))) i++;
+  return i;
 }
 
 /** OR, AND, XOR (a whole word), || or && at i. */
@@ -2591,18 +2646,21 @@ function boolWordAt(i: i32): bool {
  * no=maybe" and "cats or dogs" compare nothing of that kind).
  */
 function leadOperandBool(): void {
-  if (tType(0) == T_NUM || !chain(0, true)) return;
+  // (one operand, not a chain: "id || 2>1" is no concatenation)
+  if (tType(0) == T_NUM || !operand(0, true)) return;
   const b = sig(exprEnd);
   let r = firstRule(K_SQL_TAUTOLOGY);
   while (r >= 0) {
     if (ruleEnabled(r) && !done(r) && boolShape(b) && isBool(b, r)) {
+      // then a literal, a variable or a call glued to its '(' (not "Dad (age > 18)", "(dogs > 2)"),
+      // compared by a symbol with an operand that is no bare word, then an end
       const first = unaryEnd(b + 1);
-      if (tType(first) == T_WORD && !isCall(first) && !isLiteralWord(first)) return;
-      if (boolExpr(b + 1, false)) {
-        for (let j = b + 1; j < exprEnd; j++) {
-          if (tType(j) == T_OP && (tSub(j) == O_EQ || tSub(j) == O_CMP)) { hitTok(r, b, exprEnd); return; }
-        }
-      }
+      const t = tType(first);
+      if (!(t == T_NUM || t == T_STR || t == T_VAR || isLiteralWord(first) || (isCall(first) && tGlued(sig(first + 1))))) return;
+      if (!chain(first, false)) return;
+      const c = sig(exprEnd);
+      if (!(tType(c) == T_OP && (tSub(c) == O_EQ || tSub(c) == O_CMP)) || !chain(sig(c + 1), false)) return;
+      if (tailOk(sig(exprEnd))) hitTok(r, b, exprEnd);
       return;
     }
     r = nextRule(r);
@@ -2772,6 +2830,7 @@ function judgedByNone(c: i32): bool {
 export function scanSql(p: usize, n: i32, mask: u32): void {
   txt = p;
   len = n;
+  valueLen = n;
   eolFrom = -1;
   sqFrom = -1;
   dqFrom = -1;
