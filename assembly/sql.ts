@@ -1109,7 +1109,7 @@ function statementShape(k: i32): bool {
       if (wordIs(k, 'show')) {
         if (!(wordIs(m, 'tables') || wordIs(m, 'databases') || wordIs(m, 'schemas') || wordIs(m, 'grants') || wordIs(m, 'variables') || wordIs(m, 'processlist') || wordIs(m, 'columns'))) return false;
         const n1 = sig(m + 1);
-        return m + 1 >= ntok || (tType(m + 1) == T_COMMENT && cutComment(m + 1)) || (tType(m + 1) == T_SEMI && statementEnds(m + 1)) ||
+        return m + 1 >= ntok || (tType(m + 1) == T_COMMENT && cutComment(m + 1)) || (tType(m + 1) == T_SEMI && semiEnds(m + 1)) ||
           wordIs(n1, 'like') || wordIs(n1, 'from') || wordIs(n1, 'where');
       }
       return false;
@@ -1226,7 +1226,7 @@ function settingEnds(v: i32): bool {
     if (!operand(v, false)) return false;
     e = exprEnd;
   } else if (!(wordIs(v, 'on') || wordIs(v, 'off') || wordIs(v, 'default'))) return false;
-  return e >= ntok || (tType(e) == T_SEMI && statementEnds(e)) || (tType(e) == T_COMMENT && cutComment(e));
+  return e >= ntok || (tType(e) == T_SEMI && semiEnds(e)) || (tType(e) == T_COMMENT && cutComment(e));
 }
 
 /** Token m is a name: a word or a quoted name (`users`, [users]). */
@@ -1236,13 +1236,25 @@ function settingEnds(v: i32): bool {
 
 /**
  * Right after token m the statement ends or goes on as SQL: a comment that cuts (cutComment), a
- * ';' that ends the statement (statementEnds: the value's end, a comment or another statement
- * after it; "milk; delete photos; eggs" is a list), or WHERE and a comparison.
+ * ';' that ends the statement (semiEnds: the value's end, a comment or another statement after
+ * it; "milk; delete photos; eggs" is a list), or WHERE and a comparison.
  */
 function cutAfter(m: i32): bool {
   if (m + 1 >= ntok) return false;
   const t = tType(m + 1);
-  return (t == T_COMMENT && cutComment(m + 1)) || (t == T_SEMI && statementEnds(m + 1)) || whereCompared(sig(m + 1)) >= 0;
+  return (t == T_COMMENT && cutComment(m + 1)) || (t == T_SEMI && semiEnds(m + 1)) || whereCompared(sig(m + 1)) >= 0;
+}
+
+/**
+ * The ';' at j ends a statement: the value's end, a comment, another ';' or a statement keyword
+ * follows it. (The keyword's shape is not judged: judging it would judge the statement after it
+ * too, and so on through "; desc a; desc a; ..." from every ';'.)
+ */
+function semiEnds(j: i32): bool {
+  const n = sig(j + 1);
+  if (n >= ntok) return lexEnd >= len || tType(n - 1) == T_COMMENT;
+  if (tType(n) == T_SEMI) return true;
+  return tType(n) == T_WORD && paramFind(firstRule(K_SQL_STACKED), txt, tStart(n), tEnd(n) - tStart(n)) >= 0;
 }
 
 /**
