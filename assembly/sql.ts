@@ -13,7 +13,7 @@ import {
   firstRule, nextRule, ruleEnabled, paramFind, paramCount, paramPtr, paramLen, ruleWithWord, enabledRule, kindWordFilter, filterMayHave,
 } from './rules';
 import { emit, fired } from './findings';
-import { plusIsSpaceIn, C_SQ, C_DQ, C_BQ, C_SEMI, C_EQ, C_LP, C_RP, C_STAR, C_HASH, C_PIPE, C_AMP, C_LT, C_GT, C_AT, C_BANG, C_ALPHA, C_BSLASH } from './classes';
+import { plusIsSpaceIn, C_SQ, C_DQ, C_BQ, C_SEMI, C_EQ, C_LP, C_RP, C_STAR, C_HASH, C_PIPE, C_AMP, C_LT, C_GT, C_AT, C_BANG, C_ALPHA, C_BSLASH, C_SPACE, C_PLUS } from './classes';
 import { stripMode, addSpan } from './spans';
 
 // token types
@@ -2895,10 +2895,11 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
     // where password like 's%')"
     if (tType(k) == T_LP) scalarSubquery(k);
     covered = lexEnd >= len ? len : (ntok > 4 ? tStart(ntok - 4) : lexEnd);
-  } else if ((mask & (C_EQ | C_LT | C_GT)) != 0 && wordThenBool()) {
+  } else if ((mask & (C_EQ | C_LT | C_GT)) != 0 && (mask & (C_SPACE | C_PLUS | C_PIPE | C_AMP)) != 0 && wordThenBool()) {
     // a window of its own for this one judge: it covers nothing (the value-start window's
     // reading would hide the anchored windows' readings of the text it covers); only for a value
-    // that holds a comparison's '=', '<' or '>' (one mask test for every other value)
+    // that holds a comparison's '=', '<' or '>' and what stands around a boolean word (white
+    // space, a form's '+', || or &&): two mask tests for every other value ("page=2")
     lex(0, 0, CONTEXT_WINDOW);
     leadOperandBool();
   }

@@ -91,11 +91,16 @@ function after(i: i32, to: i32): u32 {
  * config|pprint), the rule of kind template-name that lists its first name (with `dollar`, a
  * FreeMarker special variable is looked up with its dot: ".data_model").
  */
+// judge() met a letter in the expression (operands() and statementIsCode() look for names only)
+let judgedLetter = false;
+
 function judge(s: i32, e: i32, spaced: bool, ruby: bool, mustache: bool, dollar: bool): i32 {
   let onlyChain = true; // letters, digits, '_', '$', '.', white space
   let backticks = 0;
+  judgedLetter = false;
   for (let i = s; i < e; i++) {
     const c = at(txt, i);
+    if (isAlpha(c)) judgedLetter = true;
     // {{ }}: "constructor" as a member or as a quoted name, Handlebars' and Angular's way from any
     // object to Function ({{#with "constructor"}}, {{lookup this "constructor"}}, {{x.constructor}})
     if (mustache && (c == 46 || ((c == 34 || c == 39) && i + 12 < e && at(txt, i + 12) == c)) && wordAt(i + 1, e, "constructor")) return -2;
@@ -389,7 +394,8 @@ function pairs(r: i32, w: usize, wl: i32, mask: u32, need: u32): void {
     const v = judge(s, e, first != 91, erb, mustache, dollar);
     if (v == -2) hit(r, i, found + cl);
     else if (v >= 0) hit(v, i, found + cl);
-    else if (jinja) {
+    else if (jinja && judgedLetter) {
+      // (no letter, no name: "{{1}}" repeated read each expression twice)
       const o = operands(s, e);
       if (o >= 0) hit(o, i, found + cl);
       else if (!mustache && statementIsCode(s, e)) hit(r, i, found + cl);
