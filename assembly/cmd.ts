@@ -1085,6 +1085,15 @@ function rareLine(j: i32, fRare: usize): i32 {
 // Words that run the command after them (wrappedAt: time, nice, call, sudo, exec, doas, nohup,
 // command, builtin); their own arguments are not read ("time -p" is left to the listed words' rules).
 let wrapAt = -1; // where the wrapper before the command [cmdS, cmdE) starts, or -1
+
+/** The command word is [s, e), unquoted, no path; glued to its separator or not. */
+function plainCommand(s: i32, e: i32, g: bool): void {
+  cmdS = s;
+  cmdE = e;
+  quoted = false;
+  absolute = false;
+  glued = g;
+}
 let wrappedEnd = 0;
 
 /**
@@ -1281,21 +1290,13 @@ function separators(): void {
       // command is judged, as a LEAD_ONLY one is
       const a = k >= 0 ? wrappedAt(t, k, fRare, fCmd) : -1;
       if (a >= 0) {
-        cmdS = a;
-        cmdE = wrappedEnd;
         wrapAt = t;
-        quoted = false;
-        absolute = false;
-        glued = t == j || (t == j + 1 && slashedLetter(j));
+        plainCommand(a, wrappedEnd, t == j || (t == j + 1 && slashedLetter(j)));
         glance = true;
       } else if (k >= 0) {
         // most words after a separator have a length, first and last letter no listed command has
         if (!mayBeCommand(fRare, fCmd, t, k)) { i = refusedRun(k, fRare, fCmd); continue; }
-        cmdS = t;
-        cmdE = k;
-        quoted = false;
-        absolute = false;
-        glued = t == j || (t == j + 1 && slashedLetter(j));
+        plainCommand(t, k, t == j || (t == j + 1 && slashedLetter(j)));
         glance = true;
       }
     }
