@@ -855,7 +855,12 @@ function boolExpr(k: i32, strong: bool): bool {
     appStringMax = APP_STRING_SHORT;
     appStringSpaced = false;
     if (!right) return false;
-    if (wordBetween) return exprEnd < ntok && tType(exprEnd) == T_COMMENT && cutComment(exprEnd);
+    if (wordBetween) {
+      // (past the statement's ')' and ';': "' or id between 0 and 9);--")
+      let q = exprEnd;
+      for (let g = 0; g < 4 && q < ntok && (tType(q) == T_RP || tType(q) == T_SEMI); g++) q++;
+      return q < ntok && tType(q) == T_COMMENT && cutComment(q);
+    }
     return tailOk(sig(exprEnd));
   }
   if (wordOnly) return false; // "and true love", "or maybe": a bare word is prose
@@ -1136,7 +1141,12 @@ function statementShape(k: i32): bool {
         if (objectWord(m)) return true;
         // CREATE EXTENSION name (PostgreSQL: dblink, adminpack), then a comment or ';'; CREATE
         // ROLE name, then an option ("create role models" is prose)
-        if (wordIs(m, 'extension')) { const n1 = sig(m + 1); return tableName(n1) && cutAfter(n1); }
+        if (wordIs(m, 'extension')) {
+          // [IF NOT EXISTS] name
+          let n1 = sig(m + 1);
+          if (wordIs(n1, 'if') && wordIs(sig(n1 + 1), 'not') && wordIs(sig(sig(n1 + 1) + 1), 'exists')) n1 = sig(sig(sig(n1 + 1) + 1) + 1);
+          return tableName(n1) && cutAfter(n1);
+        }
         if (wordIs(m, 'role')) {
           let o = sig(sig(m + 1) + 1);
           if (wordIs(o, 'with')) o = sig(o + 1);

@@ -45,6 +45,8 @@ const ATTACKS = [
   ['http://localho.st/', 'internal-target', 'a public name that resolves to 127.0.0.1'],
   ['http://make-127-0-0-1-rr.1u.ms/', 'internal-target', 'a DNS-rebinding service'],
   ['redis://127.0.0.1:6379/', 'internal-target', 'a database service scheme to loopback'],
+  ['mongodb+srv://cluster.internal/', 'internal-target', "MongoDB's SRV form to a private zone"],
+  ['http://wiki.corp/', 'internal-target', 'a zone ICANN will not delegate'],
   ['postgres://admin@10.0.0.8:5432/db', 'internal-target', 'a database URL to a private address'],
   ['rmi://attacker.example:1099/obj', 'smuggling-scheme', "Java's RMI naming scheme"],
   ['unix:///var/run/docker.sock:/containers/json', 'smuggling-scheme', "Docker's socket"],
@@ -71,7 +73,7 @@ const BENIGN = [
   'http://8.8.8.8.nip.io/', 'https://app.93-184-216-34.sslip.io/', 'https://nip.io/', 'https://www.example.com./search?q=x', 'http://8.8.8.8.nip.io./', 'https://blog.example/why-we-use-nip.io',
   'http://mylvh.me/', 'https://www.burpcollaborator.net/',
   'https://www.internal.com/', 'https://local.example.com/', 'https://consul.io/docs', 'https://svc.example.org/x', 'http://example.lan.com/',
-  'https://home.arpa.example/', 'mongodb://app:secret@db.example.com:27017/shop', 'redis://cache.example.net:6379/0',
+  'https://home.arpa.example/', 'mongodb://app:secret@db.example.com:27017/shop', 'redis://cache.example.net:6379/0', 'https://corp.example.com/', 'https://www.homedepot.com/',
 ];
 
 describe('ssrf findings in scan', () => {
@@ -108,7 +110,7 @@ describe('ssrf findings in scan', () => {
   it('the host params of the url-internal rule are data: the shipped ones and a list of its own', () => {
     const shipped = new Engine().rules.find((r) => r.id === 'patterns.ssrf.internal-target');
     const def = internalTargetRule(shipped.id, shipped.params);
-    expect([...def.schemes].sort()).toEqual(['amqp', 'ftp', 'http', 'https', 'mongodb', 'mysql', 'postgres', 'postgresql', 'redis', 'ssh', 'ws', 'wss']);
+    expect([...def.schemes].sort()).toEqual(['amqp', 'amqps', 'ftp', 'http', 'https', 'mongodb', 'mongodb+srv', 'mysql', 'postgres', 'postgresql', 'redis', 'rediss', 'ssh', 'ws', 'wss']);
     expect(def.wildcard).toContain('nip.io');
     expect(def.names).toContain('lvh.me');
     // "*.zone": the zone, as a name (written with '*.' so that a zone without a '.' is no scheme)
