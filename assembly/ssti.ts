@@ -621,7 +621,9 @@ function dottedName(k: i32): i32 {
  */
 const SPEL_SCAN = 1024;
 function javaShapes(r: i32, mask: u32): void {
-  if ((mask & (C_AT | C_DOT)) == (C_AT | C_DOT)) {
+  // (with a '(' in the value: a reflection call; an e-mail address, most values with '@' and
+  // '.', is not read, and "@ognl.OgnlContext@DEFAULT_MEMBER_ACCESS" alone reaches nothing)
+  if ((mask & (C_AT | C_DOT | C_LP)) == (C_AT | C_DOT | C_LP)) {
     let i = 0;
     while (i + 4 < len) {
       i = find1(txt, i, len, 64);
@@ -864,7 +866,7 @@ export function sstiWanted(n: i32, mask: u32): bool {
   if (n < 3) return false;
   if (cachedPairs < 0) buildCache();
   return cachedPairs >= MAX_CACHED || (mask & gateAny) != 0 || (mask & (C_UNDERSCORE | C_ALPHA)) == (C_UNDERSCORE | C_ALPHA) ||
-    (mask & (C_HASH | C_DOLLAR | C_EQ)) == (C_HASH | C_DOLLAR | C_EQ) || (mask & (C_AT | C_DOT)) == (C_AT | C_DOT) ||
+    (mask & (C_HASH | C_DOLLAR | C_EQ)) == (C_HASH | C_DOLLAR | C_EQ) || (mask & (C_AT | C_DOT | C_LP)) == (C_AT | C_DOT | C_LP) ||
     (mask & (C_DOLLAR | C_DOT | C_LP)) == (C_DOLLAR | C_DOT | C_LP);
 }
 
@@ -906,7 +908,7 @@ export function scanSsti(p: usize, n: i32, mask: u32): void {
     if (rs >= 0) smartyTags(rs);
   }
   // OGNL's, Razor's, Spring EL's and Velocity's reflection without delimiters
-  if ((mask & C_DOT) != 0 && (mask & (C_AT | C_LP)) != 0) {
+  if ((mask & (C_DOT | C_LP)) == (C_DOT | C_LP)) {
     const rj = enabledRule(K_TEMPLATE_EXPR);
     if (rj >= 0) javaShapes(rj, mask);
   }
