@@ -1295,12 +1295,14 @@ function grantShape(m: i32): bool {
 }
 
 /**
- * The value starts with "(" SELECT, a select list of its shape, FROM a name, then WHERE with a
- * comparison (or LIKE, IN, ...) within eight tokens, or LIMIT or OFFSET and a number that ends it: a scalar
- * subquery in place of a number, a boolean oracle on any column ("(select id from users where
- * password like 's%')", "(SELECT SUBSTRING(password,1,1) FROM users WHERE id=1)"). Reported by the
- * breakout rule at the clause. A parenthetical "(select one from the list where possible)" has no
- * comparison. Reads at most 48 tokens.
+ * Token k is "(" and SELECT follows (the value's start, or a window of subqueryWindows at a noted
+ * "(select"), a select list of its shape, FROM a name, then WHERE with a comparison (or LIKE, IN,
+ * ...) within eight tokens, or LIMIT or OFFSET and a number that ends it, or the tables and the
+ * closing ')' after a listed call or TOP 1 (below): a scalar subquery in place of a number, a
+ * boolean oracle on any column ("(select id from users where password like 's%')", "(SELECT
+ * SUBSTRING(password,1,1) FROM users WHERE id=1)"). Reported by the breakout rule. A
+ * parenthetical "(select one from the list where possible)" has no comparison. Reads at most 48
+ * tokens.
  */
 function scalarSubquery(k: i32): void {
   const rb = firstOn(K_SQL_BREAKOUT);
