@@ -2596,8 +2596,7 @@ function lineCommentStart(e: i32): i32 {
 
 /** The value starts the way an injection into a bare or numeric context starts. */
 function startsLikeSql(): bool {
-  let i = skipBlanks(txt, 0, len);
-  while (i < len && ((cls(at(txt, i)) & 1) != 0 || (plusSpace && at(txt, i) == 43))) i++;
+  const i = gapEndAt(skipBlanks(txt, 0, len));
   if (i >= len) return false;
   const c = at(txt, i);
   if ((cls(c) & 4) != 0) {
@@ -2654,13 +2653,12 @@ function gapEndAt(i: i32): i32 {
 /** OR, AND, XOR (a whole word), || or && at i. */
 function boolWordAt(i: i32): bool {
   if (i + 2 > len) return false;
-  const a = lower(at(txt, i));
-  const b = lower(at(txt, i + 1));
-  if ((a == 124 && b == 124) || (a == 38 && b == 38)) return true; // || &&
-  let l = 0;
-  if (a == 111 && b == 114) l = 2; // or
-  else if (i + 3 <= len && ((a == 97 && b == 110 && lower(at(txt, i + 2)) == 100) || (a == 120 && b == 111 && lower(at(txt, i + 2)) == 114))) l = 3; // and xor
-  return l > 0 && (i + l >= len || (cls(at(txt, i + l)) & 2) == 0);
+  const a = at(txt, i);
+  if ((a == 124 || a == 38) && at(txt, i + 1) == a) return true; // || &&
+  let e = i;
+  while (e < len && e - i < 4 && (cls(at(txt, e)) & 2) != 0) e++;
+  const l = e - i;
+  return (l == 2 && textIs(i, 2, 'or')) || (l == 3 && (textIs(i, 3, 'and') || textIs(i, 3, 'xor')));
 }
 
 /**
