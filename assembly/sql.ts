@@ -1256,15 +1256,22 @@ function cutAfter(m: i32): bool {
 }
 
 /**
- * The ';' at j ends a statement: the value's end, a comment, another ';' or a statement keyword
- * follows it. (The keyword's shape is not judged: judging it would judge the statement after it
- * too, and so on through "; desc a; desc a; ..." from every ';'.)
+ * The ';' at j ends a statement: the value's end, a comment, another ';' or a statement with the
+ * shape of one follows it ("todo: delete spam; truncate logs; call mom" is a list). That next
+ * statement's own ';' is judged by its keyword alone: judging each shape in turn would read
+ * "; desc a; desc a; ..." to its end from every ';'.
  */
+let semiNested = false;
 function semiEnds(j: i32): bool {
   const n = sig(j + 1);
   if (n >= ntok) return lexEnd >= len || tType(n - 1) == T_COMMENT;
   if (tType(n) == T_SEMI) return true;
-  return tType(n) == T_WORD && paramFind(firstRule(K_SQL_STACKED), txt, tStart(n), tEnd(n) - tStart(n)) >= 0;
+  if (!(tType(n) == T_WORD && paramFind(firstRule(K_SQL_STACKED), txt, tStart(n), tEnd(n) - tStart(n)) >= 0)) return false;
+  if (semiNested) return true;
+  semiNested = true;
+  const shaped = statementShape(n);
+  semiNested = false;
+  return shaped;
 }
 
 /**
