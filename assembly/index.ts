@@ -15,6 +15,7 @@ import { scanSql, initSqlTables } from './sql';
 import { scanSsti, sstiWanted, resetSstiCache } from './ssti';
 import { scanXxe, XXE_CLASSES } from './xxe';
 import { scanCmd, cmdWanted, initCmdTables } from './cmd';
+import { scanLdap, ldapWanted } from './ldap';
 import { urlCandidates, MAX_URLS, buildInwardNames } from './urls';
 import { jsonKeyCandidate, scanOperatorText } from './jsonkeys';
 import { scanPath, resetPathCaches } from './path';
@@ -347,6 +348,7 @@ export function scan_batch(): i32 {
     if (sstiWanted(n, mask)) scanSsti(p, n, mask);
     if ((mask & XXE_CLASSES) == XXE_CLASSES) scanXxe(p, n, mask);
     if (cmdWanted(p, n, mask)) scanCmd(p, n, mask);
+    if (ldapWanted(mask)) scanLdap(p, n, mask);
     scanPath(p, n, mask);
     // (a value with a finding is already sanitized or refused whole: only a clean one needs them)
     if (p != vPtr && valueFindingCount() == 0) markupBeforeDecoding(p, n);

@@ -11,7 +11,7 @@ import {
   P_QUOTE, P_SQL, P_COLON, P_DOT, P_LT, P_CMD, P_DEC,
 } from './text';
 import {
-  K_SUBSTRING, K_JS_CALL, K_PATH_WRAPPER, K_PATH_FILE, K_SQL_PHRASE, K_SQL_UNION, K_SQL_CALL, K_SQL_CONDITIONAL, firstRule, nextRule,
+  K_SUBSTRING, K_JS_CALL, K_PATH_WRAPPER, K_PATH_FILE, K_SQL_PHRASE, K_SQL_UNION, K_SQL_CALL, K_SQL_CONDITIONAL, K_LDAP_FILTER, firstRule, nextRule,
   ruleEnabled, paramCount, paramPtr, paramLen,
 } from './rules';
 import { emit, fired } from './findings';
@@ -42,7 +42,12 @@ let entryCount = 0;
 
 function registered(kind: i32): bool {
   return kind == K_SUBSTRING || kind == K_JS_CALL || kind == K_PATH_WRAPPER || kind == K_PATH_FILE || kind == K_SQL_PHRASE ||
-    kind == K_SQL_UNION || kind == K_SQL_CALL || kind == K_SQL_CONDITIONAL;
+    kind == K_SQL_UNION || kind == K_SQL_CALL || kind == K_SQL_CONDITIONAL || kind == K_LDAP_FILTER;
+}
+
+/** Param w of a rule of `kind` is a literal the pass looks for: an ldap-filter rule's params are anchors only when they start with a parenthesis (the others are attribute names that ldap.ts compares). */
+@inline function literalParam(kind: i32, w: usize): bool {
+  return kind != K_LDAP_FILTER || load<u8>(w) == 41 || load<u8>(w) == 40;
 }
 
 // Positions of UNION and of listed SQL function names: anchors where sql.ts lexes a window.
@@ -63,6 +68,12 @@ export let subqAnchorCount = 0;
 export const caseAnchors = memory.data(MAX_SQL_ANCHORS * 4);
 export let caseAnchorCount = 0;
 export let caseAnchorsOverflow = false;
+// Positions of ")(" followed by '(', an operator or an attribute's first unit, and of "(&(", "(|("
+// and "(!(" (ldap-filter anchors): where ldap.ts judges a filter breakout or a whole filter. Past LDAP_ANCHORS, ldap.ts searches the rest itself.
+export const LDAP_ANCHORS = 16;
+export const ldapAnchors = memory.data(LDAP_ANCHORS * 4);
+export let ldapAnchorCount = 0;
+export let ldapAnchorsOverflow = false;
 // Positions of IF( and IIF( (the other params of that kind), the same way.
 export const ifAnchors = memory.data(MAX_SQL_ANCHORS * 4);
 export let ifAnchorCount = 0;
@@ -273,6 +284,7 @@ function registerAll(count: bool): void {
         const w = paramPtr(r, k);
         const wl = paramLen(r, k);
         if (wl < 3 || load<u8>(w) == 94) continue; // anchored (^) path params are checked at the value start
+        if (!literalParam(kind, w)) continue;
         if (kind == K_SUBSTRING) {
           let hasLetter = false;
           for (let j = 0; j < wl; j++) if ((<u32>load<u8>(w + j) | 32) - 97 < 26) hasLetter = true;
@@ -547,6 +559,15 @@ function verify(r: i32, k: i32, i: i32): bool {
   const kind = kindOf(r);
   const prev: u32 = i > 0 ? at(txt, i - 1) : 32;
   const first = <u32>load<u8>(w);
+  if (kind == K_LDAP_FILTER) {
+    // a breakout's or a filter's position for ldap.ts (which judges it and reports)
+    if (ldapAnchorsOverflow || !same(w, wl, i)) return false;
+    if (ldapAnchorCount > 0 && load<i32>(ldapAnchors + (<usize>(ldapAnchorCount - 1) << 2)) == i) return false;
+    if (ldapAnchorCount >= LDAP_ANCHORS) { ldapAnchorsOverflow = true; return false; }
+    store<i32>(ldapAnchors + (<usize>ldapAnchorCount << 2), i);
+    ldapAnchorCount++;
+    return false;
+  }
   if (kind == K_SQL_UNION || kind == K_SQL_CALL || kind == K_SQL_CONDITIONAL) {
     // (a full list of CASE or IF( positions: sql.ts searches the text past it itself)
     if (kind == K_SQL_CONDITIONAL && (load<u8>(w + wl - 1) == 40 ? ifAnchorsOverflow : caseAnchorsOverflow)) return false;
@@ -870,6 +891,8 @@ export function scanLiterals(p: usize, n: i32, onlyKind: i32): void {
   subqAnchorCount = 0;
   ifAnchorCount = 0;
   ifAnchorsOverflow = false;
+  ldapAnchorCount = 0;
+  ldapAnchorsOverflow = false;
   if (n < 3) return;
   txt = p;
   capTo = -1;
@@ -1180,6 +1203,8 @@ export function literalVerify(onlyKind: i32): void {
   subqAnchorCount = 0;
   ifAnchorCount = 0;
   ifAnchorsOverflow = false;
+  ldapAnchorCount = 0;
+  ldapAnchorsOverflow = false;
   const n = frontLen;
   if (n < 0 || n != len) return;
   const p = txt;
@@ -1247,6 +1272,8 @@ function everyPosition(p: usize, n: i32, onlyKind: i32): void {
   subqAnchorCount = 0;
   ifAnchorCount = 0;
   ifAnchorsOverflow = false;
+  ldapAnchorCount = 0;
+  ldapAnchorsOverflow = false;
   // eight window hashes at a time (units folded in 16-bit lanes: c < 128 ? c | 32 : 127)
   const x20 = i16x8.splat(0x20);
   const x7f = i16x8.splat(0x7f);

@@ -12,12 +12,12 @@ export function loadVectors(name) {
 }
 
 /** The detector files, each `{ vector, cases, sanitizeOptions? }` (options for the `sanitized` checks). */
-export const DETECTOR_FILES = ['xss', 'sql', 'path', 'ssti', 'xxe', 'command'];
+export const DETECTOR_FILES = ['xss', 'sql', 'path', 'ssti', 'xxe', 'command', 'ldap-injection'];
 
 /** Every rule id named in assembly/rules/*.json (the source the default blob is built from). */
 export function ruleIdsFromSource() {
   const ids = [];
-  for (const name of ['xss', 'sql', 'path', 'decode', 'limits', 'engine', 'ssti', 'xxe', 'command', 'nosql', 'prototype', 'ssrf']) {
+  for (const name of ['xss', 'sql', 'path', 'decode', 'limits', 'engine', 'ssti', 'xxe', 'command', 'ldap', 'nosql', 'prototype', 'ssrf']) {
     const src = JSON.parse(readFileSync(new URL(`../../assembly/rules/${name}.json`, import.meta.url), 'utf8'));
     for (const r of src.rules) ids.push(`patterns.${src.vector}.${r.name}`);
   }
