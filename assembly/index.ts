@@ -126,6 +126,13 @@ function jsonStart(p: usize, n: i32): bool {
   return false;
 }
 
+/** The first unit after leading controls and spaces is an ASCII letter (a scheme may start there). */
+function startsWithLetter(p: usize, n: i32): bool {
+  let i = 0;
+  while (i < n && load<u16>(p + (<usize>i << 1)) <= 32) i++;
+  return i < n && ((<u32>load<u16>(p + (<usize>i << 1)) | 32) - 97 < 26);
+}
+
 /** count bytes after scan_batch: bit 0 where decoding or NFKC changed the value, bit 1 where it holds a URL the bindings must judge, bit 2 where it starts like JSON with a '"'. */
 export function batch_changed_ptr(): u32 {
   return <u32>changed;
@@ -339,7 +346,8 @@ export function scan_batch(): i32 {
     // operator keys written as JavaScript or query-string keys ({ $ne: 1 }, [$ne]=1)
     if ((mask & C_DOLLAR) != 0 && (mask & (C_COLON | C_LBRACK)) != 0) scanOperatorText(p, n, json);
     // bit 1: URLs the bindings must judge, listed in `urls` (after the literal pass: its colon bitmap serves)
-    if ((mask & C_COLON) != 0 && (mask & (C_SLASH | C_BSLASH)) != 0 &&
+    // (or a value that is one URL without slashes: "http:127.0.0.1")
+    if ((mask & C_COLON) != 0 && ((mask & (C_SLASH | C_BSLASH)) != 0 || startsWithLetter(p, n)) &&
       urlCandidates(p, n, urls + <usize>i * URL_ROW) > 0) store<u8>(changed + <usize>i, load<u8>(changed + <usize>i) | 2);
     // each detector only where the value holds characters it needs (a call that would return at
     // once costs a few ns: most of a short value's time is such calls)

@@ -195,6 +195,58 @@ function sameUnits(a: i32, b: i32, l: i32): bool {
   return true;
 }
 
+// The scheme of a value that is one URL, tabs and line breaks left out (wholeValueUrl).
+const SCHEME_BUF = memory.data(16 * 2);
+
+@inline function isTabOrBreak(c: u32): bool {
+  return c == 9 || c == 10 || c == 13;
+}
+
+/**
+ * The value is one URL of a url-internal scheme that WHATWG parsing reads otherwise than the
+ * text shows: `fetch(value)` and `new URL(value)` drop every tab, LF and CR ("http://loc\talhost/"),
+ * take a special scheme without slashes ("http:127.0.0.1"), and let white space stand in the
+ * userinfo ("http://public.com @127.0.0.1/"). Leading and trailing controls and spaces aside (the
+ * parser trims them). Returns where the scheme starts (the bindings judge the whole value from
+ * there), or -1: no such scheme, a value longer than MAX_URL, or nothing WHATWG reads otherwise
+ * (the walk below judges it). Reads at most MAX_URL units.
+ */
+function wholeValueUrl(): i32 {
+  let i = 0;
+  while (i < len && at(txt, i) <= 32) i++;
+  const s = i;
+  let l = 0;
+  let odd = false;
+  while (i < len && l < 16 && i - s < 64) {
+    const c = at(txt, i);
+    if (isTabOrBreak(c)) { odd = true; i++; continue; }
+    if (isAlpha(c) || (l > 0 && (isDigit(c) || c == 43 || c == 45 || c == 46))) {
+      store<u16>(SCHEME_BUF + (<usize>l << 1), <u16>c);
+      l++;
+      i++;
+      continue;
+    }
+    break;
+  }
+  if (l == 0 || i >= len || at(txt, i) != 58) return -1;
+  let e = len;
+  while (e > i && at(txt, e - 1) <= 32) e--;
+  if (e - s > MAX_URL) return -1;
+  if (ruleWithWord(K_URL_INTERNAL, SCHEME_BUF, 0, l) < 0) return -1;
+  let k = i + 1;
+  while (k < e && isTabOrBreak(at(txt, k))) { odd = true; k++; }
+  if (k >= e) return -1;
+  const c = at(txt, k);
+  if (c != 47 && c != 92) return s; // "http:127.0.0.1"
+  if (!odd) {
+    for (let t = k; t < e; t++) {
+      const u = at(txt, t);
+      if (isTabOrBreak(u) || u == 32) { odd = true; break; }
+    }
+  }
+  return odd ? s : -1;
+}
+
 /**
  * The URLs in p[0, n) that need the bindings' judgement: their scheme starts, at most MAX_URLS,
  * written as {u32 count, u32 start x MAX_URLS} at `out` (count may exceed MAX_URLS: the bindings
@@ -211,6 +263,13 @@ export function urlCandidates(p: usize, n: i32, out: usize): i32 {
   const smuggling = enabledRule(K_URL_SMUGGLING) >= 0;
   if (!internal && !smuggling) return 0;
   let count = 0;
+  // a value that is one URL WHATWG reads otherwise than the text shows: listed first (the bindings
+  // judge the whole value from its start, then the URL as written), and not again below
+  const whole = internal ? wholeValueUrl() : -1;
+  if (whole >= 0) {
+    store<u32>(out + 4, <u32>whole);
+    count = 1;
+  }
   // the URL judged last (listed, or passed as a plain public name): its scheme start and its
   // length up to and with the unit that ended its authority (a terminator: the slashes after the
   // ':' are skipped before it), so equal text gets the same answer, which is a function of that
@@ -256,7 +315,7 @@ export function urlCandidates(p: usize, n: i32, out: usize): i32 {
       // scheme: "http://ab.123456789.gopher:/x")
       if (!hit && ae > i + 1) { i = ae; continue; }
     }
-    if (hit) {
+    if (hit && s != whole) {
       if (count < MAX_URLS) store<u32>(out + 4 + (<usize>count << 2), <u32>s);
       count++;
       if (count > MAX_URLS) break; // the bindings read on from the last one listed

@@ -167,6 +167,12 @@ function inwardHost(name0: string, rule: InternalTargetRule): string | null {
  * there is none. With `only`, the URL whose scheme starts at `start` alone.
  */
 export function urlFinding(text: string, rules: UrlTargetRules, start = 0, only = false): Finding | null {
+  // the value may be one URL that WHATWG parsing reads otherwise than the text shows (the engine
+  // lists its start first): judged whole, as fetch(value) would take it
+  if (rules.internal && start === firstUnit(text)) {
+    const f = wholeValueFinding(text, start, rules.internal);
+    if (f) return f;
+  }
   let from = start;
   // URLs end at white space and the like; every ':' of one such run shares its end, searched
   // for at most MAX_URL units past a scheme's start and resumed where the last search stopped
@@ -225,6 +231,51 @@ export function urlFinding(text: string, rules: UrlTargetRules, start = 0, only 
 }
 
 const MAX_URL = 4096; // longer URLs are judged on their first 4096 units
+
+/** The first unit after leading controls and spaces (which WHATWG parsing trims). */
+function firstUnit(text: string): number {
+  let i = 0;
+  while (i < text.length && text.charCodeAt(i) <= 32) i++;
+  return i;
+}
+
+/**
+ * The value from `s` (its first unit) to its last unit that is no control or space, as
+ * `fetch(value)` or `new URL(value)` reads it: every tab, LF and CR dropped ("http://loc\talhost/"),
+ * a special scheme's host without slashes ("http:127.0.0.1"), white space inside the userinfo
+ * ("http://public.com @127.0.0.1/"). A finding when that URL has a url-internal scheme and points
+ * inside; null for a URL WHATWG reads as the text shows (the walk in urlFinding judges it) and for
+ * values longer than MAX_URL (assembly/urls.ts wholeValueUrl lists the same values).
+ */
+function wholeValueFinding(text: string, s: number, rule: InternalTargetRule): Finding | null {
+  let e = text.length;
+  while (e > s && text.charCodeAt(e - 1) <= 32) e--;
+  if (e - s > MAX_URL) return null;
+  const raw = text.slice(s, e);
+  let url = '';
+  let from = 0;
+  for (let k = 0; k < raw.length; k++) {
+    const c = raw.charCodeAt(k);
+    if (c === 9 || c === 10 || c === 13) { url += raw.slice(from, k); from = k + 1; }
+  }
+  url = from === 0 ? raw : url + raw.slice(from);
+  const colon = url.indexOf(':');
+  if (colon <= 0 || colon > 16) return null;
+  const scheme = url.slice(0, colon).toLowerCase();
+  if (!rule.schemes.has(scheme)) return null;
+  const next = url.charCodeAt(colon + 1);
+  const slashes = next === 47 || next === 92;
+  if (url === raw && slashes && !raw.includes(' ')) return null;
+  // "http:80", "https:443/x": a port written after the scheme (a setting), not a host ("http:2130706433",
+  // past any port, is 127.0.0.1 to WHATWG)
+  if (!slashes) {
+    let k = colon + 1;
+    while (k < url.length && url.charCodeAt(k) >= 48 && url.charCodeAt(k) <= 57) k++;
+    const c = k < url.length ? url.charCodeAt(k) : 47;
+    if (k > colon + 1 && k - colon - 1 <= 5 && Number(url.slice(colon + 1, k)) <= 65535 && (c === 47 || c === 63 || c === 35)) return null;
+  }
+  return pointsInside(url, scheme, rule) ? finding('ssrf', rule.id, text, s, e) : null;
+}
 
 // The answers of pointsInside for the last authorities judged are kept with the rule's lists
 // (InternalTargetRule.verdicts): text repeats its hosts, adversarial text most of all (a WHATWG

@@ -64,6 +64,17 @@ const ATTACKS = [
   ['file:/etc/passwd', 'smuggling-scheme', 'local file, one slash'],
   ['ldap://evil.example/o=x', 'smuggling-scheme', 'ldap'],
   ['tftp://evil.example/x', 'smuggling-scheme', 'tftp'],
+  // a value that is one URL, read as fetch(value) reads it (WHATWG drops tabs and line breaks, takes
+  // a special scheme's host without slashes and white space in the userinfo)
+  ['http://loc\talhost/', 'internal-target', 'a tab inside the host'],
+  ['ht\ttp://127.0.0.1/', 'internal-target', 'a tab inside the scheme'],
+  ['h\ntt\np://loc\nalhost:6379/', 'internal-target', 'line breaks in the scheme and the host'],
+  ['http://169.254.%0a169.254/latest/meta-data/', 'internal-target', 'an encoded line break inside the metadata address'],
+  ['http:127.0.0.1', 'internal-target', 'no slashes'],
+  ['  HTTP:10.0.0.1:8080/admin ', 'internal-target', 'no slashes, upper case, spaces around'],
+  ['http:2130706433/', 'internal-target', 'no slashes, a decimal address past any port'],
+  ['http://public.example @127.0.0.1/', 'internal-target', 'a space in the userinfo: the host is what follows the @'],
+  ['http://public.example%20@127.0.0.1/', 'internal-target', 'an encoded space in the userinfo'],
 ];
 const BENIGN = [
   'https://example.com/page', 'see https://en.wikipedia.org/wiki/File:Gemini.svg', 'mailto:someone@example.com',
@@ -74,6 +85,9 @@ const BENIGN = [
   'http://mylvh.me/', 'https://www.burpcollaborator.net/',
   'https://www.internal.com/', 'https://local.example.com/', 'https://consul.io/docs', 'https://svc.example.org/x', 'http://example.lan.com/',
   'https://home.arpa.example/', 'mongodb://app:secret@db.example.com:27017/shop', 'redis://cache.example.net:6379/0', 'https://corp.example.com/', 'https://www.homedepot.com/',
+  // one URL with white space or a tab: what WHATWG reads is public, or not a host at all
+  'http://example.com is great', 'http://a.example\tnotes', 'https://example.com/\nhttps://example.org/', 'http:80', 'https:443/x', 'http:example.com',
+  'https: //example.com', 'http://example.com/path with space', 'see http:127.0.0.1 for docs',
 ];
 
 describe('ssrf findings in scan', () => {
