@@ -1,42 +1,56 @@
 // LDAP filter injection (RFC 4515). An application builds a search filter around the user's
 // text, "(&(uid=" + value + ")(userPassword=...))"; a value that closes the assertion with ')'
 // and opens another with '(' changes what the filter asks: "*)(uid=*))(|(uid=*" matches every
-// entry, "admin)(&)" makes the password test always true, "admin*)((|userPassword=*)" reads a
-// password a character at a time. Prose rarely puts a filter right after a closing parenthesis,
-// so the detector judges that structure, not the characters alone ("O'Brien (CEO)" and
-// "f(x) (y = 2)" pass):
-//   - a breakout: ')' then '(' (more '(' and the operators '&', '|', '!' may follow), then an
-//     attribute and a filter type ('=', '~=', '>=', '<=', or an extensible match ':=') whose
-//     attribute is listed in the rule's params (well-known directory attributes), or whose
-//     value holds a '*', or which comes after an operator (")(|(x=", ")(!(x="), or whose
-//     matching rule is a numeric OID or dn (")(cn:dn:=x");
-//   - an operator right after the breakout that ends the value or a filter: ")(&)", "*)(|";
-//   - a whole filter: "(|(uid=*)", "(&(cn=a)(sn=b))";
-//   - a value that starts with an extensible match: "userPassword:2.5.13.18:=x";
+// entry, "admin)(&)" makes the password test always true (a server that reads the first filter
+// only drops the rest), "jdoe)(userPassword=a*" reads a password a character at a time. Prose
+// rarely puts a filter right after a closing parenthesis, so the detector judges that
+// structure, not the characters alone ("O'Brien (CEO)" and "f(x) (y = 2)" pass):
+//   - a breakout: ')' then '(' (white space, more '(' and the operators '&', '|', '!' may
+//     follow: OpenLDAP's parser skips white space between filters), then an attribute and a
+//     filter type ('=', '~=', '>=', '<=', or an extensible match ':=') that comes after an
+//     operator (")(|(x=", ")(!(x="; a bare number may stand as the attribute there), or whose
+//     value is '*' or starts or ends with one next to a word unit (a presence or substring test:
+//     "*)(objectClass=*", "jdoe)(userPassword=a*"; not "2*x" nor a pattern's ".*"), or which is
+//     an extensible match (")(cn:dn:=x", ")(cn:caseExactMatch:=x", ")(:1.2.840.113556.1.4.803:=2"),
+//     or whose attribute is a numeric OID ("2.5.4.35"), or is listed in the rule's params
+//     (well-known directory attributes; options such as ";binary" aside), not after white space,
+//     with a value left open for the application's ')' ("x)(memberOf=cn=admins"), empty, or
+//     followed by more filter ("x)(uid=a))(|(uid=*"): "Dept (IT)(ou=Support)" is an aside;
+//   - an AND or OR right after the breakout that ends the value or a filter (RFC 4526's
+//     absolute filters): ")(&)", "*)(|";
+//   - a whole filter: "(|(uid=*)", "(&(cn=a)(sn=b))", whose assertion has a '*', a listed
+//     attribute or a second item after it ("if(!(done=true))" is code);
+//   - a value that starts with an extensible match whose rule is a numeric OID of four parts or
+//     more, or dn: "userPassword:2.5.13.18:=x" ("python:3.12.1:=x" is a version);
 //   - a NUL right after a ')': "*))%00" ends the filter for libraries that read C strings.
-// Anchors: the literal pass notes every ")(" followed by '(', an operator, a letter or a digit,
-// and every "(&(", "(|(", "(!(" (the rule's params that start with a parenthesis), at most
-// LDAP_ANCHORS of them; past those this file finds the rest itself. Each anchor reads at most
-// RUN_MAX + ATTR_MAX + OID_MAX units on, and an assertion value to the next '(' or ')' (at most
-// VALUE_MAX): linear, bounded.
+// An assertion value directly followed by '(' is a call ("if(!(p=malloc(n)))"), never LDAP (a
+// value holds '(' only escaped). Anchors: the literal pass notes every ")(" followed by '(', an
+// operator, a letter, a digit, ':' or a space, every ") (", and every "(&(", "(|(", "(!(" (the
+// rule's params that start with a parenthesis), at most LDAP_ANCHORS of them; past those this
+// file finds the rest itself from the characters a finding cannot do without (every '=', and
+// every '&' and '|' before a ')' or the end). Values of up to SHORT_MAX units are also searched
+// for a ')' that a tab or line break separates from a '(' (no anchor holds those). Each judge
+// reads at most RUN_MAX + ATTR_MAX + OID_MAX units around its anchor, and an assertion value to
+// the next '(' or ')' (at most VALUE_MAX): linear, bounded.
 
 import { at, lower, isAlpha, isAlnum, isDigit, hashLower, find1, findP, P_SQL, P_CMD } from './text';
 import { K_LDAP_FILTER, enabledRule, ruleEnabled, firstRule, nextRule, mayHave, paramIndex } from './rules';
 import { emit } from './findings';
 import { ldapAnchors, ldapAnchorCount, ldapAnchorsOverflow } from './literals';
-import { C_LP, C_RP, C_EQ, C_AMP, C_PIPE, C_COLON, C_NUL } from './classes';
+import { C_LP, C_RP, C_EQ, C_AMP, C_PIPE, C_COLON, C_NUL, C_BANG, C_SPACE } from './classes';
 
 const ATTR_MAX = 64; // an attribute description's length read (RFC 4512 names are short)
 const OID_MAX = 64; // an extensible match's ":dn:1.2.3" read
-const RUN_MAX = 16; // '(' '&' '|' '!' between the breakout and the attribute
-const VALUE_MAX = 256; // an assertion value's units read for a '*'
+const RUN_MAX = 16; // '(' '&' '|' '!' and white space between the breakout and the attribute
+const VALUE_MAX = 256; // an assertion value's units read
+const SHORT_MAX = 512; // values this long are also searched for breakouts with a tab or line break
 
 let txt: usize = 0;
 let len = 0;
 
 /** Classes a value needs for scanLdap to find anything: a '(' and a ')' or operator (a breakout, a whole filter), ':' and '=' (an extensible match at the start), or ')' and NUL (a filter cut short). */
 @inline export function ldapWanted(mask: u32): bool {
-  return ((mask & C_LP) != 0 && (mask & (C_RP | C_AMP | C_PIPE)) != 0) || (mask & (C_COLON | C_EQ)) == (C_COLON | C_EQ) ||
+  return ((mask & C_LP) != 0 && (mask & (C_RP | C_AMP | C_PIPE | C_BANG)) != 0) || (mask & (C_COLON | C_EQ)) == (C_COLON | C_EQ) ||
     (mask & (C_RP | C_NUL)) == (C_RP | C_NUL);
 }
 
@@ -44,16 +58,34 @@ let len = 0;
   return c == 38 || c == 124 || c == 33; // & | !
 }
 
+@inline function isBlank(c: u32): bool {
+  return c == 32 || c == 9 || c == 10 || c == 13;
+}
+
 /** A unit of an attribute description: letters, digits, '-', '.', ';' (options), '_' (seen in deployed schemas). */
 @inline function isAttrUnit(c: u32): bool {
   return isAlnum(c) || c == 45 || c == 46 || c == 59 || c == 95;
 }
 
+// What assertionAt read: the attribute [attrStart, attrEnd) (a numeric OID of three parts or
+// more: oidAttr), an extensible match with a numeric OID or dn, a value that starts or ends with
+// a '*', a value left open to the value's end, an empty value, and more filter after its ')'.
+let attrEnd = 0;
+let oidAttr = false;
+let extensible = false;
+let extNamed = false; // an extensible match whose only mark is a named matching rule
+let star = false;
+let open = false;
+let empty = false;
+let more = false; // after the value's ')', another ')' or a '('
+let second = false; // after the value's ')', a '(' (a second item of a list)
+
 /**
  * [s, e) is an attribute description (RFC 4512): a name that starts with a letter, or a numeric
- * OID ("2.5.4.3"); a bare number ("1=1" in SQL) is neither.
+ * OID ("2.5.4.3"; `numeric`: a bare number too, as after an operator "(!(&(1=0)"). Sets oidAttr.
  */
-function attributeAt(s: i32, e: i32): bool {
+function attributeAt(s: i32, e: i32, numeric: bool): bool {
+  oidAttr = false;
   if (isAlpha(at(txt, s))) return true;
   let dots = 0;
   for (let i = s; i < e; i++) {
@@ -61,12 +93,16 @@ function attributeAt(s: i32, e: i32): bool {
     if (c == 46) dots++;
     else if (!isDigit(c)) return false;
   }
-  return dots > 0;
+  oidAttr = dots >= 2;
+  return dots > 0 || numeric;
 }
 
-/** The attribute description [s, e) is one of the params of an enabled ldap-filter rule (the anchors, which start with ')', never equal a name). */
-function listedAttribute(s: i32, e: i32): bool {
+/** The attribute description [s, e), its options (";binary") aside, is one of the params of an enabled ldap-filter rule (the anchors, which start with a parenthesis, never equal a name). */
+function listedAttribute(s: i32, e0: i32): bool {
+  let e = s;
+  while (e < e0 && at(txt, e) != 59) e++;
   const l = e - s;
+  if (l == 0) return false;
   let r = firstRule(K_LDAP_FILTER);
   let h: u32 = 0;
   let hashed = false;
@@ -80,112 +116,178 @@ function listedAttribute(s: i32, e: i32): bool {
   return false;
 }
 
-// What assertionAt read: the attribute [attrStart, attrEnd), an extensible match with a numeric
-// OID or dn, a '*' in the value.
-let attrEnd = 0;
-let extensible = false;
-let star = false;
-
 /**
- * An assertion from a (its attribute) on: "uid=x", "sn~=x", "n>=1", "cn:dn:=x",
- * "userPassword:2.5.13.18:=x". Returns the end of its value (after a closing ')'), or -1.
+ * An assertion from a (its attribute) on: "uid=x", "sn~=x", "n>=1", "cn:dn:=x", ":dn:2.4.6.8:=x",
+ * "userPassword:2.5.13.18:=x". Returns the end of its value (after a closing ')'), or -1; -1 too
+ * for a value directly followed by '(' (a call). `numeric`: a bare number may stand as the attribute.
  */
-function assertionAt(a: i32): i32 {
+function assertionAt(a: i32, numeric: bool): i32 {
   let k = a;
   const stop = a + ATTR_MAX < len ? a + ATTR_MAX : len;
   while (k < stop && isAttrUnit(at(txt, k))) k++;
-  if (k == a || k >= len || !attributeAt(a, k)) return -1;
+  if (k >= len) return -1;
+  if (k == a) {
+    // only an extensible match may leave the attribute out
+    if (at(txt, k) != 58) return -1;
+    oidAttr = false;
+  } else if (!attributeAt(a, k, numeric)) return -1;
   attrEnd = k;
   extensible = false;
+  extNamed = false;
   let c = at(txt, k);
   if (c == 126 || c == 60 || c == 62) { // ~= <= >=
     if (k + 1 >= len || at(txt, k + 1) != 61) return -1;
     k++;
   } else if (c == 58) {
-    // ":dn", then ":" and a numeric OID of three parts or more, then ":=" (a rule named by a
-    // word, "caseExactMatch", is left: "note:todo:=" is no filter)
+    // ":dn", then ":" and a matching rule, then ":=". The rule: a numeric OID of four parts or
+    // more, or a name ("caseExactMatch": extNamed, which only a breakout's context makes a
+    // filter: "note:todo:=" is none)
     let dn = false;
     let oid = false;
+    let named = false;
     if (k + 3 < len && lower(at(txt, k + 1)) == 100 && lower(at(txt, k + 2)) == 110 && at(txt, k + 3) == 58) { dn = true; k += 3; }
     if (k + 1 < len && isDigit(at(txt, k + 1))) {
       let e = k + 1;
       let dots = 0;
       const oidStop = k + 1 + OID_MAX < len ? k + 1 + OID_MAX : len;
       while (e < oidStop && (isDigit(at(txt, e)) || at(txt, e) == 46)) { if (at(txt, e) == 46) dots++; e++; }
-      if (e >= len || at(txt, e) != 58 || dots < 2 || at(txt, e - 1) == 46) return -1;
+      // (four parts or more: "2.5.13.18", "1.2.840.113556.1.4.803"; a version, "python:3.12.1:=", is none)
+      if (e >= len || at(txt, e) != 58 || dots < 3 || at(txt, e - 1) == 46) return -1;
       oid = true;
       k = e;
+    } else if (k + 1 < len && isAlpha(at(txt, k + 1))) {
+      let e = k + 1;
+      const nStop = k + 1 + OID_MAX < len ? k + 1 + OID_MAX : len;
+      while (e < nStop && (isAlnum(at(txt, e)) || at(txt, e) == 45)) e++;
+      if (e >= len || at(txt, e) != 58) return -1;
+      named = true;
+      k = e;
     }
-    if (!(dn || oid) || k + 1 >= len || at(txt, k + 1) != 61) return -1;
+    if (!(dn || oid || named) || k + 1 >= len || at(txt, k + 1) != 61) return -1;
     extensible = true;
+    extNamed = named && !dn && !oid;
     k++;
   } else if (c != 61) return -1;
+  else if (a == k) return -1;
   // the value: to the next '(' or ')', or the value's end
-  star = false;
-  let v = k + 1;
+  const vs = k + 1;
+  let v = vs;
+  let escaped = false;
   const vStop = v + VALUE_MAX < len ? v + VALUE_MAX : len;
   while (v < vStop) {
     c = at(txt, v);
     if (c == 41 || c == 40) break;
-    if (c == 42) star = true;
+    if (c == 92) escaped = true;
     v++;
   }
-  return v < len && at(txt, v) == 41 ? v + 1 : v;
+  if (v < len && at(txt, v) == 40) return -1; // a call: "p=malloc(n)"
+  // a presence or substring test: the value '*', or one that starts with '*' and a word unit or
+  // ends with a word unit and '*' ("a*", "*@corp"; not "2*x", not a pattern's ".*", "[^&]*", "\S*")
+  star = !escaped && v > vs && (v - vs == 1 ? at(txt, vs) == 42 :
+    (at(txt, vs) == 42 && starNeighbour(at(txt, vs + 1))) || (at(txt, v - 1) == 42 && starNeighbour(at(txt, v - 2))));
+  open = v >= len;
+  empty = v == vs;
+  more = false;
+  second = false;
+  if (v < len && at(txt, v) == 41) {
+    let m = v + 1;
+    while (m < len && m - v <= RUN_MAX && isBlank(at(txt, m))) m++;
+    second = m < len && at(txt, m) == 40;
+    more = second || (m < len && at(txt, m) == 41);
+    return v + 1;
+  }
+  return v;
 }
 
-/** Judges the breakout whose ')' is at i (a '(' follows). Returns the end of the finding, or -1. */
-function breakoutAt(i: i32): i32 {
-  let k = i + 1;
-  let op = false;
+/** A unit next to a '*' in a substring test: a word unit, '@', '-' or '_' (not '.', ']', '\\' of a pattern language). */
+@inline function starNeighbour(c: u32): bool {
+  return isAlnum(c) || c == 64 || c == 45 || c == 95;
+}
+
+/** From k past '(', operators and white space (at most RUN_MAX units): where the run ends. Sets runOp. */
+let runOp = false;
+function runEnd(k: i32): i32 {
+  runOp = false;
   const stop = k + RUN_MAX < len ? k + RUN_MAX : len;
   while (k < stop) {
     const c = at(txt, k);
-    if (c == 40) k++;
-    else if (isOperator(c)) { op = true; k++; }
+    if (c == 40 || isBlank(c)) k++;
+    else if (isOperator(c)) { runOp = true; k++; }
     else break;
   }
-  // "admin)(&)", "*)(|": an operator that ends the value or a filter
-  if (isOperator(at(txt, k - 1)) && (k == len || at(txt, k) == 41)) return k < len ? k + 1 : k;
-  const e = assertionAt(k);
-  if (e < 0) return -1;
-  return op || star || extensible || listedAttribute(k, attrEnd) ? e : -1;
+  return k;
 }
 
-/** A whole filter from i: "(|(uid=*)", "(&(cn=a)(sn=b))", an operator after a '(' and a '(' after each operator. Returns the end of the finding, or -1. */
+/** Judges the breakout whose ')' is at i (a '(' follows, white space aside). Returns the end of the finding, or -1. */
+function breakoutAt(i: i32): i32 {
+  let j = i + 1;
+  while (j < len && j - i <= RUN_MAX && isBlank(at(txt, j))) j++;
+  if (j >= len || at(txt, j) != 40) return -1;
+  const k = runEnd(j);
+  let lb = k - 1;
+  while (lb > j && isBlank(at(txt, lb))) lb--;
+  // "admin)(&)", "*)(|", "admin)(!(|)": an AND or OR that ends the value or a filter (the
+  // absolute filters of RFC 4526; "(!)" is no filter)
+  const lc = at(txt, lb);
+  if ((lc == 38 || lc == 124) && (k == len || at(txt, k) == 41)) return k < len ? k + 1 : k;
+  if (k >= len) return -1;
+  const e = assertionAt(k, runOp);
+  if (e < 0) return -1;
+  if (runOp || star || extensible || oidAttr) return e;
+  // a listed attribute alone: not after white space ("Dept (IT) ( ou=x")
+  if (isBlank(at(txt, k - 1))) return -1;
+  return (open || empty || more) && listedAttribute(k, attrEnd) ? e : -1;
+}
+
+/** A whole filter from i: "(|(uid=*)", "(&(cn=a)(sn=b))": an operator after a '(', a '(' after each operator (white space aside). Returns the end of the finding, or -1. */
 function filterAt(i: i32): i32 {
   let k = i;
   let op = false;
   const stop = i + RUN_MAX < len ? i + RUN_MAX : len;
+  let prev: u32 = 0; // the last unit of the run that is no white space
   while (k < stop) {
     const c = at(txt, k);
-    if (c == 40) k++;
-    else if (isOperator(c)) {
-      if (k == i || at(txt, k - 1) != 40 || k + 1 >= len || at(txt, k + 1) != 40) return -1;
-      op = true;
-      k++;
-    } else break;
+    if (isBlank(c)) { k++; continue; }
+    if (c == 40) { prev = c; k++; continue; }
+    if (!isOperator(c) || prev != 40) break;
+    // the next unit that is no white space opens a filter
+    let m = k + 1;
+    while (m < len && m - k <= RUN_MAX && isBlank(at(txt, m))) m++;
+    if (m >= len || at(txt, m) != 40) return -1;
+    op = true;
+    prev = c;
+    k++;
   }
-  if (!op || at(txt, k - 1) != 40) return -1;
-  return assertionAt(k);
+  if (!op || prev != 40 || k >= len || isBlank(at(txt, k - 1))) return -1;
+  const e = assertionAt(k, true);
+  if (e < 0) return -1;
+  return star || extensible || oidAttr || second || listedAttribute(k, attrEnd) ? e : -1;
 }
 
 /**
- * The '(' that opens the assertion whose '=' is at q: back over the filter type, the attribute
- * (and an extensible match's ":dn:1.2.3:"), then the run of '(' and operators, to the run's first
- * unit (at most ATTR_MAX + OID_MAX + RUN_MAX units). Returns it when it is a '(' after the value's
- * start, else -1.
+ * From the '=' at q (or an '&' or '|': `op`) back to the breakout's ')' or the filter's first '(':
+ * over the filter type, the attribute (and an extensible match's ":dn:1.2.3:"), then the run of
+ * '(', operators and white space (at most ATTR_MAX + OID_MAX + RUN_MAX units). Returns the ')'
+ * (breakoutAt judges it) or the '(' (filterAt), or -1.
  */
-function openingBefore(q: i32): i32 {
+let openedByParen = false;
+function openingBefore(q: i32, op: bool): i32 {
   let k = q;
-  if (k > 0) {
-    const c = at(txt, k - 1);
-    if (c == 126 || c == 60 || c == 62) k--;
+  if (!op) {
+    if (k > 0) {
+      const c = at(txt, k - 1);
+      if (c == 126 || c == 60 || c == 62) k--;
+    }
+    const aStop = k - ATTR_MAX - OID_MAX > 0 ? k - ATTR_MAX - OID_MAX : 0;
+    while (k > aStop && (isAttrUnit(at(txt, k - 1)) || at(txt, k - 1) == 58)) k--;
   }
-  const aStop = k - ATTR_MAX - OID_MAX > 0 ? k - ATTR_MAX - OID_MAX : 0;
-  while (k > aStop && (isAttrUnit(at(txt, k - 1)) || at(txt, k - 1) == 58)) k--;
   const rStop = k - RUN_MAX > 0 ? k - RUN_MAX : 0;
-  while (k > rStop && (at(txt, k - 1) == 40 || isOperator(at(txt, k - 1)))) k--;
-  return k > 0 && at(txt, k) == 40 ? k : -1;
+  while (k > rStop && (at(txt, k - 1) == 40 || isOperator(at(txt, k - 1)) || isBlank(at(txt, k - 1)))) k--;
+  if (k > 0 && at(txt, k - 1) == 41) { openedByParen = true; return k - 1; }
+  // (the run's first '(': "|(|(uid=" is judged from "(|(")
+  while (k < q && at(txt, k) != 40) k++;
+  openedByParen = false;
+  return !op && k < q ? k : -1;
 }
 
 /** Reports LDAP filter injection in text[0, n) (the literal pass over the same text ran first: its anchors). */
@@ -208,11 +310,30 @@ export function scanLdap(p: usize, n: i32, mask: u32): void {
       z = find1(p, z + 1, n, 0);
     }
   }
-  // an extensible match at the value's start, in parentheses or not
+  // the value's start: a whole filter ("( |(uid=*))"), an extensible match ("userPassword:2.5.13.18:=x")
   let s = 0;
-  while (s < n && s < RUN_MAX && at(p, s) == 40) s++;
-  let e = assertionAt(s);
-  if (e >= 0 && extensible) { emit(r, 0, e); return; }
+  while (s < n && s < RUN_MAX && isBlank(at(p, s))) s++;
+  let e = -1;
+  if (s < n && at(p, s) == 40) e = filterAt(s);
+  if (e < 0) {
+    while (s < n && s < RUN_MAX && at(p, s) == 40) s++;
+    e = assertionAt(s, false);
+    if (e >= 0 && (!extensible || extNamed || attrEnd - s < 2)) e = -1;
+  }
+  if (e >= 0) { emit(r, 0, e); return; }
+  // a short value (a login field): every ')' that white space other than a space separates from
+  // a '(' (the anchors hold ")( " and ") (" but cannot hold a tab or a line break)
+  if (n <= SHORT_MAX && (mask & C_SPACE) != 0 && (mask & C_RP) != 0) {
+    let i = find1(p, 0, n, 41);
+    while (i + 2 < n) {
+      const c = at(p, i + 1);
+      if (isBlank(c) && c != 32 || (c == 40 && isBlank(at(p, i + 2)) && at(p, i + 2) != 32)) {
+        e = breakoutAt(i);
+        if (e >= 0) { emit(r, i, e); return; }
+      }
+      i = find1(p, i + 1, n, 41);
+    }
+  }
   let last = -1;
   for (let k = 0; k < ldapAnchorCount; k++) {
     const i = load<i32>(ldapAnchors + (<usize>k << 2));
@@ -222,27 +343,25 @@ export function scanLdap(p: usize, n: i32, mask: u32): void {
   }
   if (!ldapAnchorsOverflow) return;
   // more anchors than the list holds (dense input only): the rest is found from the characters
-  // a hit cannot do without, each a bitmap walk of the literal pass where it is valid (a judge at
-  // every ')(' of ")(a)(a)(a..." would cost more than the rest of the scan): every filter type's
-  // '=' (walked back to its breakout or filter), and every '&' and '|' (a bare operator)
-  let q = findP(p, last + 1, n, P_SQL, 61, 61, 61, 61);
-  while (q < n) {
-    if (at(p, q) == 61) {
-      const b = openingBefore(q);
-      if (b > last) {
-        e = at(p, b - 1) == 41 ? breakoutAt(b - 1) : filterAt(b);
-        if (e >= 0) { emit(r, at(p, b - 1) == 41 ? b - 1 : b, e); return; }
+  // a finding cannot do without, each a bitmap walk of the literal pass where it is valid (a
+  // judge at every ')(' of ")(a)(a)(a..." would cost more than the rest of the scan): every
+  // filter type's '=' and every '&' and '|', each walked back to its breakout or filter
+  for (let pass = 0; pass < 2; pass++) {
+    const set = pass == 0 ? P_SQL : P_CMD;
+    const c1: u32 = pass == 0 ? 61 : 38;
+    const c2: u32 = pass == 0 ? 61 : 124;
+    let q = findP(p, last + 1, n, set, c1, c2, c1, c2);
+    while (q < n) {
+      const c = at(p, q);
+      // (an '&' or '|' finds only a bare operator: one that ends the value or a filter)
+      if ((c == c1 || c == c2) && (pass == 0 || q + 1 == n || at(p, q + 1) == 41)) {
+        const b = openingBefore(q, pass == 1);
+        if (b > last) {
+          e = openedByParen ? breakoutAt(b) : filterAt(b);
+          if (e >= 0) { emit(r, b, e); return; }
+        }
       }
+      q = findP(p, q + 1, n, set, c1, c2, c1, c2);
     }
-    q = findP(p, q + 1, n, P_SQL, 61, 61, 61, 61);
-  }
-  q = findP(p, last + 1, n, P_CMD, 38, 124, 38, 124);
-  while (q < n) {
-    const c = at(p, q);
-    if ((c == 38 || c == 124) && q >= 2 && at(p, q - 1) == 40 && at(p, q - 2) == 41 && (q + 1 == n || at(p, q + 1) == 41)) {
-      e = breakoutAt(q - 2);
-      if (e >= 0) { emit(r, q - 2, e); return; }
-    }
-    q = findP(p, q + 1, n, P_CMD, 38, 124, 38, 124);
   }
 }
