@@ -13,7 +13,7 @@ import {
   firstRule, nextRule, ruleEnabled, paramFind, paramCount, paramPtr, paramLen, ruleWithWord, enabledRule, kindWordFilter, filterMayHave,
 } from './rules';
 import { emit, fired } from './findings';
-import { plusIsSpaceIn, C_SQ, C_DQ, C_BQ, C_SEMI, C_EQ, C_LP, C_RP, C_STAR, C_HASH, C_PIPE, C_AMP, C_LT, C_GT, C_AT, C_BANG, C_ALPHA, C_BSLASH, C_SPACE, C_PLUS } from './classes';
+import { plusIsSpaceIn, C_SQ, C_DQ, C_BQ, C_SEMI, C_EQ, C_LP, C_RP, C_STAR, C_HASH, C_PIPE, C_AMP, C_LT, C_GT, C_AT, C_BANG, C_ALPHA, C_BSLASH, C_SPACE, C_PLUS, C_COLON } from './classes';
 import { stripMode, addSpan } from './spans';
 
 // token types
@@ -645,9 +645,19 @@ function appStringEnds(k: i32): bool {
 
 /**
  * An operand at k: literal, string, variable, parenthesised group, call, or a column word,
- * optionally after unary - + ! ~ NOT. Returns true and sets exprEnd.
+ * optionally after unary - + ! ~ NOT, and PostgreSQL's cast to a number type after it
+ * ("current_user::int": castSuffix). Returns true and sets exprEnd.
  */
 function operand(k: i32, allowWord: bool): bool {
+  if (!operandBase(k, allowWord)) return false;
+  if (tType(exprEnd) == T_OP) {
+    const e = castSuffix(exprEnd);
+    if (e >= 0) exprEnd = e;
+  }
+  return true;
+}
+
+function operandBase(k: i32, allowWord: bool): bool {
   k = unaryEnd(k);
   const t = tType(k);
   if (t == T_NUM || t == T_STR || t == T_VAR || t == T_BTICK || isLiteralWord(k)) { exprEnd = k + 1; return true; }
@@ -1315,7 +1325,10 @@ function scalarSubquery(k: i32): void {
   const rb = firstOn(K_SQL_BREAKOUT);
   if (rb < 0 || done(rb)) return;
   const m = sig(k + 1);
-  if (!wordIs(m, 'select') || !selectBody(m, true)) return;
+  if (!wordIs(m, 'select')) return;
+  // cast to a number whole: "(select user)::int" (castShape; the subquery needs no FROM there)
+  if (castShape(k)) { hitTok(rb, k, exprEnd); return; }
+  if (!selectBody(m, true)) return;
   const stop = k + 48 < ntok ? k + 48 : ntok;
   let f = sig(m + 1);
   let depth = 0;
@@ -1372,6 +1385,105 @@ function scalarSubquery(k: i32): void {
     // windows, and a cut one ends before "... per customer")
     if ((a >= ntok && lexEnd >= valueLen) || tType(a) == T_RP || tType(a) == T_COMMA || tType(a) == T_SEMI || wordIs(a, 'offset')) hitTok(rb, c, sig(c + 1) + 1);
   }
+}
+
+/**
+ * Word token k reads the server itself, as an error-based injection casts it: a call of VERSION,
+ * USER, DATABASE, DB_NAME, USER_NAME, SUSER_NAME, SUSER_SNAME, HOST_NAME, SCHEMA,
+ * CURRENT_DATABASE, CURRENT_SCHEMA or CURRENT_SETTING, or (no call needed) CURRENT_USER,
+ * SESSION_USER, SYSTEM_USER, USER, CURRENT_ROLE, CURRENT_CATALOG, CURRENT_SCHEMA. Only read
+ * inside a cast (castShape): "cast the vote as final" and "convert(int, x)" hold none.
+ */
+function serverWord(k: i32): bool {
+  if (tType(k) != T_WORD) return false;
+  if (isCall(k)) {
+    return wordIs(k, 'version') || wordIs(k, 'user') || wordIs(k, 'database') || wordIs(k, 'db_name') || wordIs(k, 'user_name') ||
+      wordIs(k, 'suser_name') || wordIs(k, 'suser_sname') || wordIs(k, 'host_name') || wordIs(k, 'schema') ||
+      wordIs(k, 'current_database') || wordIs(k, 'current_schema') || wordIs(k, 'current_setting') || wordIs(k, 'current_user');
+  }
+  return wordIs(k, 'current_user') || wordIs(k, 'session_user') || wordIs(k, 'system_user') || wordIs(k, 'user') ||
+    wordIs(k, 'current_role') || wordIs(k, 'current_catalog') || wordIs(k, 'current_schema');
+}
+
+/** Word token k is a number type a cast may name (INT, INTEGER, NUMERIC, SIGNED, ...). */
+function numberType(k: i32): bool {
+  if (tType(k) != T_WORD) return false;
+  return wordIs(k, 'int') || wordIs(k, 'integer') || wordIs(k, 'bigint') || wordIs(k, 'smallint') || wordIs(k, 'tinyint') ||
+    wordIs(k, 'int2') || wordIs(k, 'int4') || wordIs(k, 'int8') || wordIs(k, 'numeric') || wordIs(k, 'decimal') ||
+    wordIs(k, 'float') || wordIs(k, 'real') || wordIs(k, 'double') || wordIs(k, 'signed') || wordIs(k, 'unsigned') ||
+    wordIs(k, 'money');
+}
+
+/**
+ * What an error-based cast converts at k: a word of serverWord (with its call), a server variable
+ * (@@version), or a subquery "(select ...)", parentheses around any of them allowed. Sets exprEnd.
+ */
+function castOperand(k: i32): bool {
+  k = sig(k);
+  const t = tType(k);
+  if (t == T_VAR) {
+    if (!(tEnd(k) - tStart(k) > 2 && at(txt, tStart(k) + 1) == 64)) return false; // @@name
+    exprEnd = k + 1;
+    return true;
+  }
+  if (t == T_LP) {
+    const m = sig(k + 1);
+    if (!(wordIs(m, 'select') || serverWord(m) || tType(m) == T_VAR || tType(m) == T_LP)) return false;
+    // (the group's inside must itself be such an operand, or a SELECT)
+    if (!wordIs(m, 'select')) {
+      if (!castOperand(m) || tType(sig(exprEnd)) != T_RP) return false;
+      exprEnd = sig(exprEnd) + 1;
+      return true;
+    }
+    return operandBase(k, false);
+  }
+  if (!serverWord(k)) return false;
+  // (operandBase: the cast after it is castShape's to read)
+  if (isCall(k)) return operandBase(k, false);
+  exprEnd = k + 1;
+  return true;
+}
+
+/** The '::' at j, then a number type glued to it: the token after the type, or -1. */
+function castSuffix(j: i32): i32 {
+  if (!(tType(j) == T_OP && tSub(j) == O_OTHER && tEnd(j) - tStart(j) == 2 && at(txt, tStart(j)) == 58 && at(txt, tStart(j) + 1) == 58)) return -1;
+  return numberType(j + 1) ? j + 2 : -1;
+}
+
+/**
+ * A cast at token k of what the server holds to a number: CAST(x AS type), CONVERT(type, x[,
+ * style]), or x::type, where x is a castOperand ("cast(version() as int)", "convert(int,
+ * db_name())", "current_user::int", "(select current_setting('data_directory'))::int"). The
+ * conversion fails, and the error message the application shows carries the value: an
+ * error-based read. Reported by the breakout rule. Sets exprEnd past the cast.
+ */
+function castShape(k: i32): bool {
+  k = sig(k);
+  if (tType(k) == T_WORD && isCall(k)) {
+    const lp = sig(k + 1);
+    if (wordIs(k, 'cast')) {
+      if (!castOperand(lp + 1)) return false;
+      const as = sig(exprEnd);
+      if (!wordIs(as, 'as') || !numberType(sig(as + 1)) || tType(sig(sig(as + 1) + 1)) != T_RP) return false;
+      exprEnd = sig(sig(as + 1) + 1) + 1;
+      return true;
+    }
+    if (wordIs(k, 'convert')) {
+      const ty = sig(lp + 1);
+      if (!numberType(ty) || tType(sig(ty + 1)) != T_COMMA || !castOperand(sig(ty + 1) + 1)) return false;
+      let e = sig(exprEnd);
+      // (SQL Server's style argument: "convert(int, @@version, 1)")
+      if (tType(e) == T_COMMA && tType(sig(e + 1)) == T_NUM) e = sig(sig(e + 1) + 1);
+      if (tType(e) != T_RP) return false;
+      exprEnd = e + 1;
+      return true;
+    }
+  }
+  if (!castOperand(k)) return false;
+  const e = castSuffix(exprEnd);
+  if (e < 0) return false;
+  exprEnd = e;
+  return true;
 }
 
 /** Past a bracketed list at a ("(a, b)", at most 17 tokens), or a itself when no '(' is there. */
@@ -2018,6 +2130,8 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
   const rb = firstOn(K_SQL_BREAKOUT);
   if (rb >= 0 && strongCtx) {
     const t = tType(c);
+    // a cast of what the server holds to a number: "1 convert(int,db_name())" (castShape)
+    if ((t == T_WORD || t == T_LP) && castShape(c)) { hitTok(rb, c, exprEnd); return; }
     // comparison / arithmetic / concatenation: ' = '  '+(select 1)+'  '-sleep(5)-'  1-sleep(5)
     // (DIV and MOD are arithmetic: "' div 1#")
     const arithWord = wordIs(c, 'div') || wordIs(c, 'mod');
@@ -2651,6 +2765,22 @@ function wordThenBool(): bool {
   return boolWordAt(gapEndAt(k));
 }
 
+/**
+ * The value starts with CAST or CONVERT and '(', or with a word and '::' (castShape's shapes at
+ * the value start, which startsLikeSql does not take). Reads the first word.
+ */
+function castStart(): bool {
+  const i = gapEndAt(0);
+  if (i >= len || (cls(at(txt, i)) & 8) == 0) return false;
+  let k = i + 1;
+  while (k < len && (cls(at(txt, k)) & 2) != 0) k++;
+  if (k + 1 < len && at(txt, k) == 58 && at(txt, k + 1) == 58) return true;
+  const l = k - i;
+  if (!((l == 4 && textIs(i, 4, 'cast')) || (l == 7 && textIs(i, 7, 'convert')))) return false;
+  k = gapEndAt(k);
+  return k < len && at(txt, k) == 40;
+}
+
 /** Past white space from i, and '+' in a form-encoded value (the lexer reads it as a space). */
 function gapEndAt(i: i32): i32 {
   while (i < len && ((cls(at(txt, i)) & 1) != 0 || (plusSpace && at(txt, i) == 43))) i++;
@@ -2919,6 +3049,12 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
     // space, a form's '+', || or &&): two mask tests for every other value ("page=2")
     lex(0, 0, CONTEXT_WINDOW);
     leadOperandBool();
+  } else if ((mask & (C_LP | C_COLON)) != 0 && castStart()) {
+    // an error-based cast as the value ("cast(version() as int)", "current_user::int"): a window
+    // of its own for castShape, covering nothing (as the one above)
+    lex(0, 0, CONTEXT_WINDOW);
+    const rb = firstOn(K_SQL_BREAKOUT);
+    if (rb >= 0 && castShape(0)) hitTok(rb, 0, exprEnd);
   }
   // quote contexts: the text after the first quote of each kind
   // (the quick look only when no value-start window judged a stretch in its own reading:
