@@ -241,16 +241,56 @@ function dollarEnd(k: i32): i32 {
   return 0;
 }
 
+const DOLLAR_TAG_MAX = 16; // units of a $tag$'s name
+const DOLLAR_TAGGED_MAX = 64; // units of a tagged string's contents
+
 /**
- * The end of the string quoted at q after the one-letter prefix c (x, b, n or e, any case), or 0:
- * another letter, an unterminated string, or contents that are no hex digits after x, no bits
- * after b ("X'mas" stays a word and a quote).
+ * The end (past the closing tag) of PostgreSQL's $tag$...$tag$ string whose opening '$' is at s,
+ * or 0. The tag is a letter and up to DOLLAR_TAG_MAX letters, digits or '_'; the contents hold no
+ * '$' and end within DOLLAR_TAGGED_MAX units (the short constants a tautology compares: "$q$x$q$";
+ * longer bodies, which may hold '$', are not read). Each search stops at the next '$', so the
+ * '$' of a value are each passed at most twice.
+ */
+function taggedDollarEnd(s: i32): i32 {
+  let t = s + 1;
+  const tagStop = s + 2 + DOLLAR_TAG_MAX < len ? s + 2 + DOLLAR_TAG_MAX : len;
+  while (t < tagStop && (isAlpha(at(txt, t)) || isDigit(at(txt, t)) || at(txt, t) == 95)) t++;
+  if (t >= tagStop || at(txt, t) != 36) return 0;
+  const tl = t + 1 - s; // "$tag$"
+  const stop = t + 1 + DOLLAR_TAGGED_MAX < len ? t + 1 + DOLLAR_TAGGED_MAX : len;
+  let k = t + 1;
+  while (k < stop && at(txt, k) != 36) k++;
+  if (k >= stop || k + tl > len) return 0;
+  for (let j = 0; j < tl; j++) if (at(txt, k + j) != at(txt, s + j)) return 0;
+  return k + tl;
+}
+
+/** txt[s, e) (after a '_') names a character set: letters and digits, a letter first (utf8, binary, latin1, utf8mb4). */
+function charsetName(s: i32, e: i32): bool {
+  if (e - s > 16 || !isAlpha(at(txt, s))) return false;
+  for (let j = s + 1; j < e; j++) if (!(isAlpha(at(txt, j)) || isDigit(at(txt, j)))) return false;
+  return true;
+}
+
+/**
+ * The end of the string quoted at q after the one-letter prefix c (x, b, n, e or q, any case), or
+ * 0: another letter, an unterminated string, or contents that are no hex digits after x, no bits
+ * after b ("X'mas" stays a word and a quote). Oracle's q'[...]' (any delimiter; [ { ( < close
+ * with ] } ) >) is read up to the first quote after it, which must follow the closing delimiter
+ * ("q'[a]'"; a quote inside, which the form allows, ends the reading there: "Q's and A's" stays
+ * prose).
  */
 function prefixedString(c: u32, q: i32): i32 {
   const p = c | 32;
-  if (!(p == 120 || p == 98 || p == 110 || p == 101)) return 0;
+  if (!(p == 120 || p == 98 || p == 110 || p == 101 || p == 113)) return 0;
   const k = stringEnd(39, q + 1);
   if (k >= len) return 0;
+  if (p == 113) {
+    if (k < q + 3) return 0;
+    const d = at(txt, q + 1);
+    const e = d == 91 ? 93 : d == 123 ? 125 : d == 40 ? 41 : d == 60 ? 62 : d;
+    return isSpace(d) || at(txt, k - 1) != e ? 0 : k + 1;
+  }
   if (p == 120) { for (let j = q + 1; j < k; j++) if (!isHex(at(txt, j))) return 0; }
   else if (p == 98) { for (let j = q + 1; j < k; j++) if (at(txt, j) != 48 && at(txt, j) != 49) return 0; }
   return k + 1;
@@ -391,6 +431,11 @@ function lex(quote: u32, from: i32, maxTok: i32): void {
           if (d == 46 && k + 2 < len && at(txt, k + 1) == 46 && isWord(at(txt, k + 2)) && !isDigit(at(txt, k + 2))) { k += 2; continue; }
           break;
         }
+        // MySQL's character set introducer glued to a string: _utf8'a', _binary'a' (a string)
+        if (k < len && at(txt, k) == 39 && k - i >= 3 && charsetName(i + 1, k)) {
+          const e = stringEnd(39, k + 1);
+          if (e < len) { push(T_STR, 39, s, e + 1, glued); i = e + 1; break; }
+        }
         push(T_WORD, 0, s, k, glued);
         i = k;
         break;
@@ -435,6 +480,11 @@ function lex(quote: u32, from: i32, maxTok: i32): void {
         // '$' is an operator-like unit as before)
         if (c == 36 && i + 1 < len && at(txt, i + 1) == 36) {
           const e = dollarEnd(i + 2);
+          if (e > 0) { push(T_STR, 36, s, e, glued); i = e; break; }
+        }
+        // and its tagged form, $tag$...$tag$ ("$q$x$q$": taggedDollarEnd)
+        if (c == 36 && i + 1 < len && isAlpha(at(txt, i + 1))) {
+          const e = taggedDollarEnd(i);
           if (e > 0) { push(T_STR, 36, s, e, glued); i = e; break; }
         }
         // MySQL's \N (NULL), before a non-word unit or a UNION glued to it ("\Nunion select")
@@ -660,6 +710,8 @@ function operand(k: i32, allowWord: bool): bool {
 function operandBase(k: i32, allowWord: bool): bool {
   k = unaryEnd(k);
   const t = tType(k);
+  // ODBC's escape for a call: {fn length('a')}
+  if (t == T_OTHER) return odbcCall(k);
   if (t == T_NUM || t == T_STR || t == T_VAR || t == T_BTICK || isLiteralWord(k)) { exprEnd = k + 1; return true; }
   if (t == T_USTR) {
     if (!shortAppString(k)) return false;
@@ -692,6 +744,17 @@ function operandBase(k: i32, allowWord: bool): bool {
     if (allowWord && !isSqlWord(k)) { exprEnd = k + 1; return true; }
   }
   return false;
+}
+
+/** ODBC's {fn name(...)} at k, the call's ')' followed by '}'. Sets exprEnd. */
+function odbcCall(k: i32): bool {
+  if (at(txt, tStart(k)) != 123) return false;
+  const f = sig(k + 1);
+  if (!wordIs(f, 'fn') || !isCall(sig(f + 1)) || !operandBase(sig(f + 1), false)) return false;
+  const e = exprEnd;
+  if (!(tType(e) == T_OTHER && at(txt, tStart(e)) == 125)) return false;
+  exprEnd = e + 1;
+  return true;
 }
 
 // Unary operators read before an operand: chains of them pad a payload past a filter that counts
@@ -789,6 +852,13 @@ function chain(k: i32, allowWord: bool): bool {
   return true;
 }
 
+// The boolean operator boolExpr reads is an OR right after a quote breakout (judgeBreakout), where
+// a column word alone, then a comment that cuts the query, is an injection ("' or id --"; not
+// "'||name--", a concatenation in most dialects).
+let boolAtBreak = false;
+// Boolean operators judgeBreakout tries per window: every one a context window can hold.
+const TAUTOLOGY_TRIES = 32;
+
 // The comparison cmpRight reads has a left side that is no bare word (boolExpr sets it: a breakout
 // right before IS compares the application's own string, "'is'best'").
 let isLiteralLeft = false;
@@ -837,12 +907,19 @@ function boolExpr(k: i32, strong: bool): bool {
   let first = sig(k);
   for (let g = 0; g < UNARY_MAX && wordIs(first, 'not'); g++) first = sig(first + 1);
   const wordOnly = tType(first) == T_WORD && !isCall(first) && !isLiteralWord(first) && !(wordIs(first, 'case') && caseExpr(first));
+  // a column word matched by PostgreSQL's regular expression operators ~ ~* !~ !~* against a
+  // string ("' or name ~ '.*'--"; chain would read '~' as arithmetic)
+  if (wordOnly && first == unaryEnd(k)) {
+    const rx = regexOpEnd(sig(first + 1));
+    if (rx >= 0) return regexRight(rx);
+  }
   if (!chain(k, true)) return false;
   let nx = sig(exprEnd);
   // NOT before a comparison word: NOT LIKE, NOT IN, NOT BETWEEN, NOT REGEXP ("' or id not in (0)--")
+  let negated = false;
   if (wordIs(nx, 'not')) {
     const w = sig(nx + 1);
-    if (isCmpWord(w) && !wordIs(w, 'is')) nx = w;
+    if (isCmpWord(w) && !wordIs(w, 'is')) { nx = w; negated = true; }
   }
   if (isCmp(nx)) {
     // (a bare word before BETWEEN is prose: "Or anytime between 9 and 5"; with a comment cutting
@@ -850,7 +927,9 @@ function boolExpr(k: i32, strong: bool): bool {
     const wordBetween = wordOnly && wordIs(nx, 'between');
     // (a column word compared with '=', '!=', '<>', '<', '>' or LIKE: the value the application's
     // quote closes may be longer: "' or name!='x")
-    const column = wordOnly && exprEnd == first + 1 && (tType(nx) == T_OP ? tSub(nx) == O_EQ || tSub(nx) == O_CMP : wordIs(nx, 'like') && likePattern(sig(nx + 1)));
+    // (NOT LIKE with any pattern: "' or name not like 'zzzz" holds for every row but the few that match)
+    const column = wordOnly && exprEnd == first + 1 && (tType(nx) == T_OP ? tSub(nx) == O_EQ || tSub(nx) == O_CMP :
+      wordIs(nx, 'like') && (negated || likePattern(sig(nx + 1))));
     // (a string compared by a symbol to a string the application's quote closes: "' or
     // 'hello'<>'world"; the same string, by '=' or LIKE, also when it holds white space: a
     // constant, however long: "' and 'abcd'='abcd", "' or '1234' like '1234", "' or 'a b'='a b")
@@ -864,7 +943,15 @@ function boolExpr(k: i32, strong: bool): bool {
     isLiteralLeft = false;
     appStringMax = APP_STRING_SHORT;
     appStringSpaced = false;
-    if (!right) return false;
+    if (!right) {
+      // a column compared with LIKE to another column, right after the breakout, then a comment
+      // that cuts the query and ends the value ("' or name like name--")
+      if (!(boolAtBreak && wordOnly && exprEnd == first + 1 && wordIs(nx, 'like'))) return false;
+      const w = sig(nx + 1);
+      if (!(tType(w) == T_WORD && !isSqlWord(w) && !isCall(w))) return false;
+      exprEnd = w + 1;
+      return cutsValue(w + 1) && quoteAfterOneWord();
+    }
     if (wordBetween) {
       // (past the statement's ')' and ';': "' or id between 0 and 9);--")
       let q = exprEnd;
@@ -873,12 +960,52 @@ function boolExpr(k: i32, strong: bool): bool {
     }
     return tailOk(sig(exprEnd));
   }
-  if (wordOnly) return false; // "and true love", "or maybe": a bare word is prose
+  // "and true love", "or maybe": a bare word is prose; but not one column word right after the
+  // breakout that a comment cutting the query ends the value after, the quote starting the value
+  // or ending its one word ("' or id --", "admin' or id#": quoteAfterOneWord)
+  if (wordOnly) return boolAtBreak && exprEnd == first + 1 && cutsValue(exprEnd) && quoteAfterOneWord();
   const t = sig(exprEnd);
   // (a bare operand, then AND or OR and another bare one: a list, "1 and 2 and 3", "'or' and
   // 'and' are operators"; "' or 1 and 1=1", "' or 1 and sleep(5)" go on with SQL)
   if (boolWord(t) && !boolGoesOn(t)) return false;
   return tailOk(t) && (strong || t >= ntok || tType(t) != T_WORD);
+}
+
+/**
+ * Token j is a comment with no letter or digit in it (bareComment) and the value's last token:
+ * it cuts off the rest of the application's query ("' or id --", "' or id/*").
+ */
+function cutsValue(j: i32): bool {
+  return j + 1 == ntok && lexEnd >= len && tType(j) == T_COMMENT && bareComment(j);
+}
+
+/** PostgreSQL's regular expression match at j (~, ~*, !~, !~*, glued): the token after it, or -1. */
+function regexOpEnd(j: i32): i32 {
+  if (tType(j) != T_OP) return -1;
+  let e = j;
+  if (tSub(j) == O_NOT && tEnd(j) - tStart(j) == 1) {
+    e = j + 1;
+    if (!(tType(e) == T_OP && tGlued(e))) return -1;
+  }
+  if (!(tSub(e) == O_ARITH && at(txt, tStart(e)) == 126)) return -1;
+  e++;
+  if (tType(e) == T_OP && tGlued(e) && tSub(e) == O_ARITH && at(txt, tStart(e)) == 42 && tEnd(e) - tStart(e) == 1) e++;
+  return e;
+}
+
+/**
+ * The pattern after a regular expression match at j: a string, or one the application's quote
+ * closes (as long as a compared one), then a valid tail. Sets exprEnd.
+ */
+function regexRight(j: i32): bool {
+  const v = sig(j);
+  const t = tType(v);
+  appStringMax = APP_STRING_COMPARED;
+  const ok = t == T_STR || (t == T_USTR && shortAppString(v));
+  appStringMax = APP_STRING_SHORT;
+  if (!ok) return false;
+  exprEnd = v + 1;
+  return tailOk(sig(exprEnd));
 }
 
 /** Token k is AND, OR, XOR, && or ||. */
@@ -1977,16 +2104,31 @@ function cutAfterWord(k: i32): bool {
       if (!(c == 41 || c == 59 || isSpace(c))) return false;
     }
   }
-  // (the text before the quote read once per value and quote)
+  if (!oneWordBefore(q)) return false;
+  const e = tEnd(k);
+  for (let i = tStart(k); i < e; i++) if (at(txt, i) == <u32>ctxQuote) return false;
+  return true;
+}
+
+/** The text before the quote at q holds no white space (read once per value and quote). */
+function oneWordBefore(q: i32): bool {
   if (oneWordTo != q) {
     oneWordTo = q;
     oneWordIs = true;
     for (let i = 0; i < q; i++) if (at(txt, i) <= 32) { oneWordIs = false; break; }
   }
-  if (!oneWordIs) return false;
-  const e = tEnd(k);
-  for (let i = tStart(k); i < e; i++) if (at(txt, i) == <u32>ctxQuote) return false;
-  return true;
+  return oneWordIs;
+}
+
+/**
+ * The breakout quote starts the value or ends its one word, and that word does not end in 's'
+ * (a plural's possessive: "parents' or guardians --", "Jones' or Smith #" are prose).
+ */
+function quoteAfterOneWord(): bool {
+  const q = ctxQuote == 39 ? sqAt : dqAt;
+  if (q < 0) return false;
+  if (q == 0) return true;
+  return lower(at(txt, q - 1)) != 115 && oneWordBefore(q);
 }
 
 /** Unmatched '(' in the text before the breakout quote (prose the value opened itself). */
@@ -2105,8 +2247,10 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
   let r = firstRule(K_SQL_TAUTOLOGY);
   while (r >= 0) {
     if (ruleEnabled(r)) {
+      // (every boolean operator of the window may be tried: "' and 1 and 1 ... or 2>1--" pads the
+      // one that holds past a fixed count; each try reads a bounded part of the window)
       let tries = 0;
-      for (let b = c; b < ntok && tries < 8; b = sig(b + 1)) {
+      for (let b = c; b < ntok && tries < TAUTOLOGY_TRIES; b = sig(b + 1)) {
         if (b != c && !quoteCtx) break;
         if (!isBool(b, r)) {
           // stop at prose: a word that is neither SQL, a literal nor a called function
@@ -2116,12 +2260,14 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
         }
         tries++;
         const m = sig(b + 1);
+        boolAtBreak = quoteCtx && b == c && wordIs(b, 'or');
         let ok = boolExpr(m, strongCtx);
         if (!ok && !afterLead) {
           let m2 = m;
           while (tType(m2) == T_LP) m2 = sig(m2 + 1);
           if (m2 != m) ok = boolExpr(m2, strongCtx);
         }
+        boolAtBreak = false;
         if (ok) { hitTok(r, b, exprEnd > b ? exprEnd : b + 1); return; }
       }
     }
