@@ -1260,7 +1260,7 @@ function statementShape(k: i32): bool {
       if (wordIs(k, 'drop')) return objectWord(m);
       // DELETE FROM t; SQL Server's DELETE t, then a comment, WHERE or ';' ("'; delete users--";
       // "; delete files" at a value's end is a to-do list)
-      if (wordIs(k, 'delete')) return wordIs(m, 'from') || (tableName(m) && cutAfter(m));
+      if (wordIs(k, 'delete')) return wordIs(m, 'from') || (tableName(m) && (cutAfter(m) || endsAfterNumber(m)));
       // DESC t, DESCRIBE t (MySQL's columns of a table), then a comment, WHERE or ';'
       if (wordIs(k, 'desc') || wordIs(k, 'describe')) return tableName(m) && cutAfter(m);
       if (wordIs(k, 'declare')) return tType(m) == T_VAR;
@@ -1304,7 +1304,7 @@ function statementShape(k: i32): bool {
       return tType(sig(sig(m + 1) + 1)) == T_WORD && ((tType(e) == T_OP && tSub(e) == O_EQ) || wordIs(e, 'to')) && settingEnds(sig(e + 1));
     }
     // TRUNCATE [TABLE] t: without TABLE, then a comment or ';' ("1;truncate users;--")
-    case 116: return wordIs(k, 'truncate') && (objectWord(m) || (tableName(m) && cutAfter(m))); // t
+    case 116: return wordIs(k, 'truncate') && (objectWord(m) || (tableName(m) && (cutAfter(m) || endsAfterNumber(m)))); // t
     // INSERT INTO t; SQL Server's INSERT t [(columns)] VALUES | SELECT
     case 105: { // i
       if (!wordIs(k, 'insert')) return false;
@@ -1379,6 +1379,18 @@ function settingEnds(v: i32): bool {
 /** Token m is a name: a word or a quoted name (`users`, [users]). */
 @inline function nameTok(m: i32): bool {
   return tType(m) == T_WORD || tType(m) == T_BTICK;
+}
+
+// judgeStacked reads the ';' right after the number that starts the value (judgeBreakout).
+let semiAfterNumber = false;
+
+/**
+ * Token m is the value's last, and the statement it ends follows a ';' glued to the number that
+ * starts the value: a numeric parameter with a statement stacked on it ("1;delete users", "1;truncate
+ * users"), where a to-do list ("milk; delete photos") has words, not a number, before its ';'.
+ */
+function endsAfterNumber(m: i32): bool {
+  return semiAfterNumber && m + 1 == ntok && lexEnd >= len;
 }
 
 /**
@@ -2327,7 +2339,12 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
   }
   // union and statements right after the breakout need no extra shape
   judgeUnion(c, false);
-  if (tType(c) == T_SEMI) judgeStacked(c);
+  if (tType(c) == T_SEMI) {
+    // (a ';' glued to the number that starts the value: "1;delete users" needs no comment after it)
+    semiAfterNumber = !quoteCtx && strongCtx && !afterLead && c == c0 && c0 > 0 && tType(c0 - 1) == T_NUM && tGlued(c);
+    judgeStacked(c);
+    semiAfterNumber = false;
+  }
   else if (quoteCtx) statementAfterBreakout(c);
   // after a number, SQL Server's statement with no ';' before it, when a comment cuts the query:
   // "1 drop table users--", "1) exec sp_addlogin 'x','y'--" ("2 insert into slot A" is prose)
