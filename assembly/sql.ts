@@ -1141,6 +1141,11 @@ function judgeUnion(from: i32, strict: bool): void {
         let m = m0;
         if (wordIs(m, 'all') || wordIs(m, 'distinct')) m = sig(m + 1);
         while (tType(m) == T_LP) m = sig(m + 1);
+        // (the window ran out inside the parentheses: deepUnion reads on from its last '(')
+        if (m >= ntok && lexEnd < len && m - 1 > k && tType(m - 1) == T_LP && deepUnionAt < 0) {
+          deepUnionAt = tStart(m - 1);
+          deepUnionStrict = strict;
+        }
         if (!wordIs(m, 'select')) {
           if (unionOther(m, strict, m != sig(k + 1))) { hitTok(r, k, m + 1); if (!stripMode) return; k = m; }
           continue;
@@ -1155,6 +1160,26 @@ function judgeUnion(from: i32, strict: bool): void {
     }
     r = nextRule(r);
   }
+}
+
+// A UNION whose window ended inside the run of '(' after it ("' union ((((...(select 1,2)..."):
+// the last '(' the window read (-1: none this value), and whether that window judged strictly.
+let deepUnionAt: i32 = -1;
+let deepUnionStrict = false;
+
+/**
+ * Reads on past the run of '(' after a UNION that a window ended inside of (deepUnionAt): one
+ * window of MAX_WINDOW tokens from the run's last '(' read, and the SELECT after the run judged as
+ * judgeUnion judges it. Once per value, after the other windows (it changes nothing they find).
+ */
+function deepUnion(): void {
+  if (deepUnionAt < 0) return;
+  const ru = firstOn(K_SQL_UNION);
+  if (ru < 0 || done(ru)) return;
+  lex(0, deepUnionAt, MAX_WINDOW);
+  let m = 0;
+  while (tType(m) == T_LP) m = sig(m + 1);
+  if (wordIs(m, 'select') && selectBody(m, deepUnionStrict)) hitTok(ru, 0, m + 1);
 }
 
 /** The first letter c of a word that may follow UNION: ALL, DISTINCT, SELECT, TABLE, VALUES. */
@@ -3161,6 +3186,7 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   chainEnd = -1;
   sqBreak = -1;
   dqBreak = -1;
+  deepUnionAt = -1;
   // numbers, dates, phone numbers: digits with - . / : + , and spaces cannot hold SQL
   if (n == 0 || (mask & SQL_CLASSES) == 0) return;
   plusSpace = plusIsSpaceIn(p, n, mask);
@@ -3377,6 +3403,7 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   }
   conditionalWindows();
   subqueryWindows();
+  deepUnion();
 }
 
 /**
