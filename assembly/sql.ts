@@ -450,6 +450,13 @@ function lex(quote: u32, from: i32, maxTok: i32): void {
       }
       case A_MINUS: {
         if (!(i + 1 < len && at(txt, i + 1) == 45)) { i = lexOp(c, s, glued); break; }
+        // "--" and a digit glued to '<' or '>': MySQL's two minus signs ("2>--1"; its comments
+        // need white space after "--"), not a comment (after '=' it stays one: "x=--1" is as
+        // often a note as a value)
+        if (glued && i + 2 < len && isDigit(at(txt, i + 2)) && ntok > 0 && tType(ntok - 1) == T_OP && tSub(ntok - 1) == O_CMP) {
+          i = lexOp(c, s, glued);
+          break;
+        }
         i = lexLineComment(s, glued);
         break;
       }
@@ -731,6 +738,7 @@ function operandBase(k: i32, allowWord: bool): bool {
   }
   if (t == T_WORD) {
     if (wordIs(k, 'case') && caseExpr(k)) return true;
+    if (arrayLiteral(k)) return true;
     if (isCall(k)) {
       let d = 0;
       let m = sig(k + 1);
@@ -744,6 +752,28 @@ function operandBase(k: i32, allowWord: bool): bool {
     if (allowWord && !isSqlWord(k)) { exprEnd = k + 1; return true; }
   }
   return false;
+}
+
+/** PostgreSQL's ARRAY[...] at word token k, '[' glued to it (its ']' within 32 tokens). Sets exprEnd. */
+function arrayLiteral(k: i32): bool {
+  const b = k + 1;
+  if (!(tType(b) == T_OTHER && tGlued(b) && at(txt, tStart(b)) == 91 && wordIs(k, 'array'))) return false;
+  const stop = b + 32 < ntok ? b + 32 : ntok;
+  for (let m = b + 1; m < stop; m++) {
+    if (tType(m) == T_OTHER && at(txt, tStart(m)) == 93) { exprEnd = m + 1; return true; }
+  }
+  return false;
+}
+
+/**
+ * PostgreSQL's array comparison at j: contains @> or is contained <@ (the lexer reads '@' as a
+ * variable of no name), glued: the token after it, or -1.
+ */
+function arrayOpEnd(j: i32): i32 {
+  const t = tType(j);
+  if (t == T_VAR && tEnd(j) - tStart(j) == 1 && tType(j + 1) == T_OP && tGlued(j + 1) && at(txt, tStart(j + 1)) == 62 && tEnd(j + 1) - tStart(j + 1) == 1) return j + 2;
+  if (t == T_OP && tEnd(j) - tStart(j) == 1 && at(txt, tStart(j)) == 60 && tType(j + 1) == T_VAR && tGlued(j + 1) && tEnd(j + 1) - tStart(j + 1) == 1) return j + 2;
+  return -1;
 }
 
 /** ODBC's {fn name(...)} at k, the call's ')' followed by '}'. Sets exprEnd. */
@@ -915,6 +945,11 @@ function boolExpr(k: i32, strong: bool): bool {
   }
   if (!chain(k, true)) return false;
   let nx = sig(exprEnd);
+  // an array compared by containment with an array: "' or array[1] @> array[1]--"
+  if (tType(nx) == T_VAR || tType(nx) == T_OP) {
+    const ax = arrayOpEnd(nx);
+    if (ax >= 0 && arrayLiteral(sig(first)) && arrayLiteral(sig(ax))) return tailOk(sig(exprEnd));
+  }
   // NOT before a comparison word: NOT LIKE, NOT IN, NOT BETWEEN, NOT REGEXP ("' or id not in (0)--")
   let negated = false;
   if (wordIs(nx, 'not')) {
