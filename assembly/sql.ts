@@ -1043,6 +1043,14 @@ function regexRight(j: i32): bool {
   return tailOk(sig(exprEnd));
 }
 
+/** An operand at m that a comparison follows ("2>1" after "1 and 1 and 1 or"). Keeps exprEnd. */
+function comparedAfter(m: i32): bool {
+  const save = exprEnd;
+  const compared = chain(m, false) && isCmp(sig(exprEnd));
+  exprEnd = save;
+  return compared;
+}
+
 /** Token k is AND, OR, XOR, && or ||. */
 function boolWord(k: i32): bool {
   const t = tType(k);
@@ -2322,8 +2330,9 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
       // (every boolean operator of the window may be tried: "' and 1 and 1 ... or 2>1--" pads the
       // one that holds past a fixed count; each try reads a bounded part of the window)
       let tries = 0;
+      let listed = -1; // after a number: the boolean operator past a list of numbers ("1 and 1 and 1 or 2>1")
       for (let b = c; b < ntok && tries < TAUTOLOGY_TRIES; b = sig(b + 1)) {
-        if (b != c && !quoteCtx) break;
+        if (b != c && !quoteCtx && b != listed) break;
         if (!isBool(b, r)) {
           // stop at prose: a word that is neither SQL, a literal nor a called function
           if (tType(b) == T_WORD && !isSqlWord(b) && !isLiteralWord(b) && !isCall(b)) break;
@@ -2333,7 +2342,8 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
         tries++;
         const m = sig(b + 1);
         boolAtBreak = quoteCtx && b == c && wordIs(b, 'or');
-        let ok = boolExpr(m, strongCtx);
+        // (past a list of numbers, only a comparison: "1 and 2 and 3 or 4" stays a list)
+        let ok = b != listed || comparedAfter(m) ? boolExpr(m, strongCtx) : false;
         if (!ok && !afterLead) {
           let m2 = m;
           while (tType(m2) == T_LP) m2 = sig(m2 + 1);
@@ -2341,6 +2351,8 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
         }
         boolAtBreak = false;
         if (ok) { hitTok(r, b, exprEnd > b ? exprEnd : b + 1); return; }
+        // after a number, the list goes on: a number, then the next boolean operator
+        if (!quoteCtx && tType(m) == T_NUM && boolShape(sig(m + 1)) && isBool(sig(m + 1), r)) { listed = sig(m + 1); b = m; }
       }
     }
     r = nextRule(r);
@@ -2971,7 +2983,7 @@ function startsLikeSql(): bool {
   return false;
 }
 
-/** The value starts with a word, then a boolean operator ("true or 2>1", "id or 2>1": leadOperandBool). */
+/** The value starts with a word (or a call), then a boolean operator ("true or 2>1", "id or 2>1", "pi() or 2>1": leadOperandBool). */
 function wordThenBool(): bool {
   const i = gapEndAt(0);
   if (i >= len || (cls(at(txt, i)) & 8) == 0) return false;
@@ -2983,6 +2995,13 @@ function wordThenBool(): bool {
     const stop = k + 64 < len ? k + 64 : len;
     while (k < stop && at(txt, k) != 39) k++;
     if (k >= stop) return false;
+    k++;
+  } else if (k < len && at(txt, k) == 40) {
+    // a call glued to its '(', its arguments short and unnested: "pi() or 2>1", "abs(1) or 2>1"
+    const stop = k + 32 < len ? k + 32 : len;
+    k++;
+    while (k < stop && at(txt, k) != 41 && at(txt, k) != 40) k++;
+    if (k >= stop || at(txt, k) != 41) return false;
     k++;
   }
   return boolWordAt(gapEndAt(k));
