@@ -13,7 +13,7 @@ import {
   firstRule, nextRule, ruleEnabled, paramFind, paramCount, paramPtr, paramLen, ruleWithWord, enabledRule, kindWordFilter, filterMayHave,
 } from './rules';
 import { emit, fired } from './findings';
-import { plusIsSpaceIn, C_SQ, C_DQ, C_BQ, C_SEMI, C_EQ, C_LP, C_RP, C_STAR, C_HASH, C_PIPE, C_AMP, C_LT, C_GT, C_AT, C_BANG, C_ALPHA, C_BSLASH, C_SPACE, C_PLUS } from './classes';
+import { plusIsSpaceIn, C_SQ, C_DQ, C_BQ, C_SEMI, C_EQ, C_LP, C_RP, C_STAR, C_HASH, C_PIPE, C_AMP, C_LT, C_GT, C_AT, C_BANG, C_ALPHA, C_BSLASH, C_SPACE, C_PLUS, C_COLON } from './classes';
 import { stripMode, addSpan } from './spans';
 
 // token types
@@ -241,16 +241,56 @@ function dollarEnd(k: i32): i32 {
   return 0;
 }
 
+const DOLLAR_TAG_MAX = 16; // units of a $tag$'s name
+const DOLLAR_TAGGED_MAX = 64; // units of a tagged string's contents
+
 /**
- * The end of the string quoted at q after the one-letter prefix c (x, b, n or e, any case), or 0:
- * another letter, an unterminated string, or contents that are no hex digits after x, no bits
- * after b ("X'mas" stays a word and a quote).
+ * The end (past the closing tag) of PostgreSQL's $tag$...$tag$ string whose opening '$' is at s,
+ * or 0. The tag is a letter and up to DOLLAR_TAG_MAX letters, digits or '_'; the contents hold no
+ * '$' and end within DOLLAR_TAGGED_MAX units (the short constants a tautology compares: "$q$x$q$";
+ * longer bodies, which may hold '$', are not read). Each search stops at the next '$', so the
+ * '$' of a value are each passed at most twice.
+ */
+function taggedDollarEnd(s: i32): i32 {
+  let t = s + 1;
+  const tagStop = s + 2 + DOLLAR_TAG_MAX < len ? s + 2 + DOLLAR_TAG_MAX : len;
+  while (t < tagStop && (isAlpha(at(txt, t)) || isDigit(at(txt, t)) || at(txt, t) == 95)) t++;
+  if (t >= tagStop || at(txt, t) != 36) return 0;
+  const tl = t + 1 - s; // "$tag$"
+  const stop = t + 1 + DOLLAR_TAGGED_MAX < len ? t + 1 + DOLLAR_TAGGED_MAX : len;
+  let k = t + 1;
+  while (k < stop && at(txt, k) != 36) k++;
+  if (k >= stop || k + tl > len) return 0;
+  for (let j = 0; j < tl; j++) if (at(txt, k + j) != at(txt, s + j)) return 0;
+  return k + tl;
+}
+
+/** txt[s, e) (after a '_') names a character set: letters and digits, a letter first (utf8, binary, latin1, utf8mb4). */
+function charsetName(s: i32, e: i32): bool {
+  if (e - s > 16 || !isAlpha(at(txt, s))) return false;
+  for (let j = s + 1; j < e; j++) if (!(isAlpha(at(txt, j)) || isDigit(at(txt, j)))) return false;
+  return true;
+}
+
+/**
+ * The end of the string quoted at q after the one-letter prefix c (x, b, n, e or q, any case), or
+ * 0: another letter, an unterminated string, or contents that are no hex digits after x, no bits
+ * after b ("X'mas" stays a word and a quote). Oracle's q'[...]' (any delimiter; [ { ( < close
+ * with ] } ) >) is read up to the first quote after it, which must follow the closing delimiter
+ * ("q'[a]'"; a quote inside, which the form allows, ends the reading there: "Q's and A's" stays
+ * prose).
  */
 function prefixedString(c: u32, q: i32): i32 {
   const p = c | 32;
-  if (!(p == 120 || p == 98 || p == 110 || p == 101)) return 0;
+  if (!(p == 120 || p == 98 || p == 110 || p == 101 || p == 113)) return 0;
   const k = stringEnd(39, q + 1);
   if (k >= len) return 0;
+  if (p == 113) {
+    if (k < q + 3) return 0;
+    const d = at(txt, q + 1);
+    const e = d == 91 ? 93 : d == 123 ? 125 : d == 40 ? 41 : d == 60 ? 62 : d;
+    return isSpace(d) || at(txt, k - 1) != e ? 0 : k + 1;
+  }
   if (p == 120) { for (let j = q + 1; j < k; j++) if (!isHex(at(txt, j))) return 0; }
   else if (p == 98) { for (let j = q + 1; j < k; j++) if (at(txt, j) != 48 && at(txt, j) != 49) return 0; }
   return k + 1;
@@ -391,6 +431,11 @@ function lex(quote: u32, from: i32, maxTok: i32): void {
           if (d == 46 && k + 2 < len && at(txt, k + 1) == 46 && isWord(at(txt, k + 2)) && !isDigit(at(txt, k + 2))) { k += 2; continue; }
           break;
         }
+        // MySQL's character set introducer glued to a string: _utf8'a', _binary'a' (a string)
+        if (k < len && at(txt, k) == 39 && k - i >= 3 && charsetName(i + 1, k)) {
+          const e = stringEnd(39, k + 1);
+          if (e < len) { push(T_STR, 39, s, e + 1, glued); i = e + 1; break; }
+        }
         push(T_WORD, 0, s, k, glued);
         i = k;
         break;
@@ -405,6 +450,13 @@ function lex(quote: u32, from: i32, maxTok: i32): void {
       }
       case A_MINUS: {
         if (!(i + 1 < len && at(txt, i + 1) == 45)) { i = lexOp(c, s, glued); break; }
+        // "--" and a digit glued to '<' or '>': MySQL's two minus signs ("2>--1"; its comments
+        // need white space after "--"), not a comment (after '=' it stays one: "x=--1" is as
+        // often a note as a value)
+        if (glued && i + 2 < len && isDigit(at(txt, i + 2)) && ntok > 0 && tType(ntok - 1) == T_OP && tSub(ntok - 1) == O_CMP) {
+          i = lexOp(c, s, glued);
+          break;
+        }
         i = lexLineComment(s, glued);
         break;
       }
@@ -435,6 +487,11 @@ function lex(quote: u32, from: i32, maxTok: i32): void {
         // '$' is an operator-like unit as before)
         if (c == 36 && i + 1 < len && at(txt, i + 1) == 36) {
           const e = dollarEnd(i + 2);
+          if (e > 0) { push(T_STR, 36, s, e, glued); i = e; break; }
+        }
+        // and its tagged form, $tag$...$tag$ ("$q$x$q$": taggedDollarEnd)
+        if (c == 36 && i + 1 < len && isAlpha(at(txt, i + 1))) {
+          const e = taggedDollarEnd(i);
           if (e > 0) { push(T_STR, 36, s, e, glued); i = e; break; }
         }
         // MySQL's \N (NULL), before a non-word unit or a UNION glued to it ("\Nunion select")
@@ -645,11 +702,23 @@ function appStringEnds(k: i32): bool {
 
 /**
  * An operand at k: literal, string, variable, parenthesised group, call, or a column word,
- * optionally after unary - + ! ~ NOT. Returns true and sets exprEnd.
+ * optionally after unary - + ! ~ NOT, and PostgreSQL's cast to a number type after it
+ * ("current_user::int": castSuffix). Returns true and sets exprEnd.
  */
 function operand(k: i32, allowWord: bool): bool {
+  if (!operandBase(k, allowWord)) return false;
+  if (tType(exprEnd) == T_OP) {
+    const e = castSuffix(exprEnd);
+    if (e >= 0) exprEnd = e;
+  }
+  return true;
+}
+
+function operandBase(k: i32, allowWord: bool): bool {
   k = unaryEnd(k);
   const t = tType(k);
+  // ODBC's escape for a call: {fn length('a')}
+  if (t == T_OTHER) return odbcCall(k);
   if (t == T_NUM || t == T_STR || t == T_VAR || t == T_BTICK || isLiteralWord(k)) { exprEnd = k + 1; return true; }
   if (t == T_USTR) {
     if (!shortAppString(k)) return false;
@@ -669,6 +738,7 @@ function operand(k: i32, allowWord: bool): bool {
   }
   if (t == T_WORD) {
     if (wordIs(k, 'case') && caseExpr(k)) return true;
+    if (arrayLiteral(k)) return true;
     if (isCall(k)) {
       let d = 0;
       let m = sig(k + 1);
@@ -682,6 +752,39 @@ function operand(k: i32, allowWord: bool): bool {
     if (allowWord && !isSqlWord(k)) { exprEnd = k + 1; return true; }
   }
   return false;
+}
+
+/** PostgreSQL's ARRAY[...] at word token k, '[' glued to it (its ']' within 32 tokens). Sets exprEnd. */
+function arrayLiteral(k: i32): bool {
+  const b = k + 1;
+  if (!(tType(b) == T_OTHER && tGlued(b) && at(txt, tStart(b)) == 91 && wordIs(k, 'array'))) return false;
+  const stop = b + 32 < ntok ? b + 32 : ntok;
+  for (let m = b + 1; m < stop; m++) {
+    if (tType(m) == T_OTHER && at(txt, tStart(m)) == 93) { exprEnd = m + 1; return true; }
+  }
+  return false;
+}
+
+/**
+ * PostgreSQL's array comparison at j: contains @> or is contained <@ (the lexer reads '@' as a
+ * variable of no name), glued: the token after it, or -1.
+ */
+function arrayOpEnd(j: i32): i32 {
+  const t = tType(j);
+  if (t == T_VAR && tEnd(j) - tStart(j) == 1 && tType(j + 1) == T_OP && tGlued(j + 1) && at(txt, tStart(j + 1)) == 62 && tEnd(j + 1) - tStart(j + 1) == 1) return j + 2;
+  if (t == T_OP && tEnd(j) - tStart(j) == 1 && at(txt, tStart(j)) == 60 && tType(j + 1) == T_VAR && tGlued(j + 1) && tEnd(j + 1) - tStart(j + 1) == 1) return j + 2;
+  return -1;
+}
+
+/** ODBC's {fn name(...)} at k, the call's ')' followed by '}'. Sets exprEnd. */
+function odbcCall(k: i32): bool {
+  if (at(txt, tStart(k)) != 123) return false;
+  const f = sig(k + 1);
+  if (!wordIs(f, 'fn') || !isCall(sig(f + 1)) || !operandBase(sig(f + 1), false)) return false;
+  const e = exprEnd;
+  if (!(tType(e) == T_OTHER && at(txt, tStart(e)) == 125)) return false;
+  exprEnd = e + 1;
+  return true;
 }
 
 // Unary operators read before an operand: chains of them pad a payload past a filter that counts
@@ -779,6 +882,13 @@ function chain(k: i32, allowWord: bool): bool {
   return true;
 }
 
+// The boolean operator boolExpr reads is an OR right after a quote breakout (judgeBreakout), where
+// a column word alone, then a comment that cuts the query, is an injection ("' or id --"; not
+// "'||name--", a concatenation in most dialects).
+let boolAtBreak = false;
+// Boolean operators judgeBreakout tries per window: every one a context window can hold.
+const TAUTOLOGY_TRIES = 32;
+
 // The comparison cmpRight reads has a left side that is no bare word (boolExpr sets it: a breakout
 // right before IS compares the application's own string, "'is'best'").
 let isLiteralLeft = false;
@@ -827,12 +937,24 @@ function boolExpr(k: i32, strong: bool): bool {
   let first = sig(k);
   for (let g = 0; g < UNARY_MAX && wordIs(first, 'not'); g++) first = sig(first + 1);
   const wordOnly = tType(first) == T_WORD && !isCall(first) && !isLiteralWord(first) && !(wordIs(first, 'case') && caseExpr(first));
+  // a column word matched by PostgreSQL's regular expression operators ~ ~* !~ !~* against a
+  // string ("' or name ~ '.*'--"; chain would read '~' as arithmetic)
+  if (wordOnly && first == unaryEnd(k)) {
+    const rx = regexOpEnd(sig(first + 1));
+    if (rx >= 0) return regexRight(rx);
+  }
   if (!chain(k, true)) return false;
   let nx = sig(exprEnd);
+  // an array compared by containment with an array: "' or array[1] @> array[1]--"
+  if (tType(nx) == T_VAR || tType(nx) == T_OP) {
+    const ax = arrayOpEnd(nx);
+    if (ax >= 0 && arrayLiteral(sig(first)) && arrayLiteral(sig(ax))) return tailOk(sig(exprEnd));
+  }
   // NOT before a comparison word: NOT LIKE, NOT IN, NOT BETWEEN, NOT REGEXP ("' or id not in (0)--")
+  let negated = false;
   if (wordIs(nx, 'not')) {
     const w = sig(nx + 1);
-    if (isCmpWord(w) && !wordIs(w, 'is')) nx = w;
+    if (isCmpWord(w) && !wordIs(w, 'is')) { nx = w; negated = true; }
   }
   if (isCmp(nx)) {
     // (a bare word before BETWEEN is prose: "Or anytime between 9 and 5"; with a comment cutting
@@ -840,7 +962,9 @@ function boolExpr(k: i32, strong: bool): bool {
     const wordBetween = wordOnly && wordIs(nx, 'between');
     // (a column word compared with '=', '!=', '<>', '<', '>' or LIKE: the value the application's
     // quote closes may be longer: "' or name!='x")
-    const column = wordOnly && exprEnd == first + 1 && (tType(nx) == T_OP ? tSub(nx) == O_EQ || tSub(nx) == O_CMP : wordIs(nx, 'like') && likePattern(sig(nx + 1)));
+    // (NOT LIKE with any pattern: "' or name not like 'zzzz" holds for every row but the few that match)
+    const column = wordOnly && exprEnd == first + 1 && (tType(nx) == T_OP ? tSub(nx) == O_EQ || tSub(nx) == O_CMP :
+      wordIs(nx, 'like') && (negated || likePattern(sig(nx + 1))));
     // (a string compared by a symbol to a string the application's quote closes: "' or
     // 'hello'<>'world"; the same string, by '=' or LIKE, also when it holds white space: a
     // constant, however long: "' and 'abcd'='abcd", "' or '1234' like '1234", "' or 'a b'='a b")
@@ -854,7 +978,15 @@ function boolExpr(k: i32, strong: bool): bool {
     isLiteralLeft = false;
     appStringMax = APP_STRING_SHORT;
     appStringSpaced = false;
-    if (!right) return false;
+    if (!right) {
+      // a column compared with LIKE to another column, right after the breakout, then a comment
+      // that cuts the query and ends the value ("' or name like name--")
+      if (!(boolAtBreak && wordOnly && exprEnd == first + 1 && wordIs(nx, 'like'))) return false;
+      const w = sig(nx + 1);
+      if (!(tType(w) == T_WORD && !isSqlWord(w) && !isCall(w))) return false;
+      exprEnd = w + 1;
+      return cutsValue(w + 1) && quoteAfterOneWord();
+    }
     if (wordBetween) {
       // (past the statement's ')' and ';': "' or id between 0 and 9);--")
       let q = exprEnd;
@@ -863,12 +995,60 @@ function boolExpr(k: i32, strong: bool): bool {
     }
     return tailOk(sig(exprEnd));
   }
-  if (wordOnly) return false; // "and true love", "or maybe": a bare word is prose
+  // "and true love", "or maybe": a bare word is prose; but not one column word right after the
+  // breakout that a comment cutting the query ends the value after, the quote starting the value
+  // or ending its one word ("' or id --", "admin' or id#": quoteAfterOneWord)
+  if (wordOnly) return boolAtBreak && exprEnd == first + 1 && cutsValue(exprEnd) && quoteAfterOneWord();
   const t = sig(exprEnd);
   // (a bare operand, then AND or OR and another bare one: a list, "1 and 2 and 3", "'or' and
   // 'and' are operators"; "' or 1 and 1=1", "' or 1 and sleep(5)" go on with SQL)
   if (boolWord(t) && !boolGoesOn(t)) return false;
   return tailOk(t) && (strong || t >= ntok || tType(t) != T_WORD);
+}
+
+/**
+ * Token j is a comment with no letter or digit in it (bareComment) and the value's last token:
+ * it cuts off the rest of the application's query ("' or id --", "' or id/*").
+ */
+function cutsValue(j: i32): bool {
+  return j + 1 == ntok && lexEnd >= len && tType(j) == T_COMMENT && bareComment(j);
+}
+
+/** PostgreSQL's regular expression match at j (~, ~*, !~, !~*, glued): the token after it, or -1. */
+function regexOpEnd(j: i32): i32 {
+  if (tType(j) != T_OP) return -1;
+  let e = j;
+  if (tSub(j) == O_NOT && tEnd(j) - tStart(j) == 1) {
+    e = j + 1;
+    if (!(tType(e) == T_OP && tGlued(e))) return -1;
+  }
+  if (!(tSub(e) == O_ARITH && at(txt, tStart(e)) == 126)) return -1;
+  e++;
+  if (tType(e) == T_OP && tGlued(e) && tSub(e) == O_ARITH && at(txt, tStart(e)) == 42 && tEnd(e) - tStart(e) == 1) e++;
+  return e;
+}
+
+/**
+ * The pattern after a regular expression match at j: a string, or one the application's quote
+ * closes (as long as a compared one), then a valid tail. Sets exprEnd.
+ */
+function regexRight(j: i32): bool {
+  const v = sig(j);
+  const t = tType(v);
+  appStringMax = APP_STRING_COMPARED;
+  const ok = t == T_STR || (t == T_USTR && shortAppString(v));
+  appStringMax = APP_STRING_SHORT;
+  if (!ok) return false;
+  exprEnd = v + 1;
+  return tailOk(sig(exprEnd));
+}
+
+/** An operand at m that a comparison follows ("2>1" after "1 and 1 and 1 or"). Keeps exprEnd. */
+function comparedAfter(m: i32): bool {
+  const save = exprEnd;
+  const compared = chain(m, false) && isCmp(sig(exprEnd));
+  exprEnd = save;
+  return compared;
 }
 
 /** Token k is AND, OR, XOR, && or ||. */
@@ -1004,6 +1184,11 @@ function judgeUnion(from: i32, strict: bool): void {
         let m = m0;
         if (wordIs(m, 'all') || wordIs(m, 'distinct')) m = sig(m + 1);
         while (tType(m) == T_LP) m = sig(m + 1);
+        // (the window ran out inside the parentheses: deepUnion reads on from its last '(')
+        if (m >= ntok && lexEnd < len && m - 1 > k && tType(m - 1) == T_LP && deepUnionAt < 0) {
+          deepUnionAt = tStart(m - 1);
+          deepUnionStrict = strict;
+        }
         if (!wordIs(m, 'select')) {
           if (unionOther(m, strict, m != sig(k + 1))) { hitTok(r, k, m + 1); if (!stripMode) return; k = m; }
           continue;
@@ -1018,6 +1203,26 @@ function judgeUnion(from: i32, strict: bool): void {
     }
     r = nextRule(r);
   }
+}
+
+// A UNION whose window ended inside the run of '(' after it ("' union ((((...(select 1,2)..."):
+// the last '(' the window read (-1: none this value), and whether that window judged strictly.
+let deepUnionAt: i32 = -1;
+let deepUnionStrict = false;
+
+/**
+ * Reads on past the run of '(' after a UNION that a window ended inside of (deepUnionAt): one
+ * window of MAX_WINDOW tokens from the run's last '(' read, and the SELECT after the run judged as
+ * judgeUnion judges it. Once per value, after the other windows (it changes nothing they find).
+ */
+function deepUnion(): void {
+  if (deepUnionAt < 0) return;
+  const ru = firstOn(K_SQL_UNION);
+  if (ru < 0 || done(ru)) return;
+  lex(0, deepUnionAt, MAX_WINDOW);
+  let m = 0;
+  while (tType(m) == T_LP) m = sig(m + 1);
+  if (wordIs(m, 'select') && selectBody(m, deepUnionStrict)) hitTok(ru, 0, m + 1);
 }
 
 /** The first letter c of a word that may follow UNION: ALL, DISTINCT, SELECT, TABLE, VALUES. */
@@ -1123,7 +1328,7 @@ function statementShape(k: i32): bool {
       if (wordIs(k, 'drop')) return objectWord(m);
       // DELETE FROM t; SQL Server's DELETE t, then a comment, WHERE or ';' ("'; delete users--";
       // "; delete files" at a value's end is a to-do list)
-      if (wordIs(k, 'delete')) return wordIs(m, 'from') || (tableName(m) && cutAfter(m));
+      if (wordIs(k, 'delete')) return wordIs(m, 'from') || (tableName(m) && (cutAfter(m) || endsAfterNumber(m)));
       // DESC t, DESCRIBE t (MySQL's columns of a table), then a comment, WHERE or ';'
       if (wordIs(k, 'desc') || wordIs(k, 'describe')) return tableName(m) && cutAfter(m);
       if (wordIs(k, 'declare')) return tType(m) == T_VAR;
@@ -1167,7 +1372,7 @@ function statementShape(k: i32): bool {
       return tType(sig(sig(m + 1) + 1)) == T_WORD && ((tType(e) == T_OP && tSub(e) == O_EQ) || wordIs(e, 'to')) && settingEnds(sig(e + 1));
     }
     // TRUNCATE [TABLE] t: without TABLE, then a comment or ';' ("1;truncate users;--")
-    case 116: return wordIs(k, 'truncate') && (objectWord(m) || (tableName(m) && cutAfter(m))); // t
+    case 116: return wordIs(k, 'truncate') && (objectWord(m) || (tableName(m) && (cutAfter(m) || endsAfterNumber(m)))); // t
     // INSERT INTO t; SQL Server's INSERT t [(columns)] VALUES | SELECT
     case 105: { // i
       if (!wordIs(k, 'insert')) return false;
@@ -1244,6 +1449,18 @@ function settingEnds(v: i32): bool {
   return tType(m) == T_WORD || tType(m) == T_BTICK;
 }
 
+// judgeStacked reads the ';' right after the number that starts the value (judgeBreakout).
+let semiAfterNumber = false;
+
+/**
+ * Token m is the value's last, and the statement it ends follows a ';' glued to the number that
+ * starts the value: a numeric parameter with a statement stacked on it ("1;delete users", "1;truncate
+ * users"), where a to-do list ("milk; delete photos") has words, not a number, before its ';'.
+ */
+function endsAfterNumber(m: i32): bool {
+  return semiAfterNumber && m + 1 == ntok && lexEnd >= len;
+}
+
 /**
  * Right after token m the statement ends or goes on as SQL: a comment that cuts (cutComment), a
  * ';' that ends the statement (semiEnds: the value's end, a comment or another statement after
@@ -1315,7 +1532,10 @@ function scalarSubquery(k: i32): void {
   const rb = firstOn(K_SQL_BREAKOUT);
   if (rb < 0 || done(rb)) return;
   const m = sig(k + 1);
-  if (!wordIs(m, 'select') || !selectBody(m, true)) return;
+  if (!wordIs(m, 'select')) return;
+  // cast to a number whole: "(select user)::int" (castShape; the subquery needs no FROM there)
+  if (castShape(k)) { hitTok(rb, k, exprEnd); return; }
+  if (!selectBody(m, true)) return;
   const stop = k + 48 < ntok ? k + 48 : ntok;
   let f = sig(m + 1);
   let depth = 0;
@@ -1372,6 +1592,105 @@ function scalarSubquery(k: i32): void {
     // windows, and a cut one ends before "... per customer")
     if ((a >= ntok && lexEnd >= valueLen) || tType(a) == T_RP || tType(a) == T_COMMA || tType(a) == T_SEMI || wordIs(a, 'offset')) hitTok(rb, c, sig(c + 1) + 1);
   }
+}
+
+/**
+ * Word token k reads the server itself, as an error-based injection casts it: a call of VERSION,
+ * USER, DATABASE, DB_NAME, USER_NAME, SUSER_NAME, SUSER_SNAME, HOST_NAME, SCHEMA,
+ * CURRENT_DATABASE, CURRENT_SCHEMA or CURRENT_SETTING, or (no call needed) CURRENT_USER,
+ * SESSION_USER, SYSTEM_USER, USER, CURRENT_ROLE, CURRENT_CATALOG, CURRENT_SCHEMA. Only read
+ * inside a cast (castShape): "cast the vote as final" and "convert(int, x)" hold none.
+ */
+function serverWord(k: i32): bool {
+  if (tType(k) != T_WORD) return false;
+  if (isCall(k)) {
+    return wordIs(k, 'version') || wordIs(k, 'user') || wordIs(k, 'database') || wordIs(k, 'db_name') || wordIs(k, 'user_name') ||
+      wordIs(k, 'suser_name') || wordIs(k, 'suser_sname') || wordIs(k, 'host_name') || wordIs(k, 'schema') ||
+      wordIs(k, 'current_database') || wordIs(k, 'current_schema') || wordIs(k, 'current_setting') || wordIs(k, 'current_user');
+  }
+  return wordIs(k, 'current_user') || wordIs(k, 'session_user') || wordIs(k, 'system_user') || wordIs(k, 'user') ||
+    wordIs(k, 'current_role') || wordIs(k, 'current_catalog') || wordIs(k, 'current_schema');
+}
+
+/** Word token k is a number type a cast may name (INT, INTEGER, NUMERIC, SIGNED, ...). */
+function numberType(k: i32): bool {
+  if (tType(k) != T_WORD) return false;
+  return wordIs(k, 'int') || wordIs(k, 'integer') || wordIs(k, 'bigint') || wordIs(k, 'smallint') || wordIs(k, 'tinyint') ||
+    wordIs(k, 'int2') || wordIs(k, 'int4') || wordIs(k, 'int8') || wordIs(k, 'numeric') || wordIs(k, 'decimal') ||
+    wordIs(k, 'float') || wordIs(k, 'real') || wordIs(k, 'double') || wordIs(k, 'signed') || wordIs(k, 'unsigned') ||
+    wordIs(k, 'money');
+}
+
+/**
+ * What an error-based cast converts at k: a word of serverWord (with its call), a server variable
+ * (@@version), or a subquery "(select ...)", parentheses around any of them allowed. Sets exprEnd.
+ */
+function castOperand(k: i32): bool {
+  k = sig(k);
+  const t = tType(k);
+  if (t == T_VAR) {
+    if (!(tEnd(k) - tStart(k) > 2 && at(txt, tStart(k) + 1) == 64)) return false; // @@name
+    exprEnd = k + 1;
+    return true;
+  }
+  if (t == T_LP) {
+    const m = sig(k + 1);
+    if (!(wordIs(m, 'select') || serverWord(m) || tType(m) == T_VAR || tType(m) == T_LP)) return false;
+    // (the group's inside must itself be such an operand, or a SELECT)
+    if (!wordIs(m, 'select')) {
+      if (!castOperand(m) || tType(sig(exprEnd)) != T_RP) return false;
+      exprEnd = sig(exprEnd) + 1;
+      return true;
+    }
+    return operandBase(k, false);
+  }
+  if (!serverWord(k)) return false;
+  // (operandBase: the cast after it is castShape's to read)
+  if (isCall(k)) return operandBase(k, false);
+  exprEnd = k + 1;
+  return true;
+}
+
+/** The '::' at j, then a number type glued to it: the token after the type, or -1. */
+function castSuffix(j: i32): i32 {
+  if (!(tType(j) == T_OP && tSub(j) == O_OTHER && tEnd(j) - tStart(j) == 2 && at(txt, tStart(j)) == 58 && at(txt, tStart(j) + 1) == 58)) return -1;
+  return numberType(j + 1) ? j + 2 : -1;
+}
+
+/**
+ * A cast at token k of what the server holds to a number: CAST(x AS type), CONVERT(type, x[,
+ * style]), or x::type, where x is a castOperand ("cast(version() as int)", "convert(int,
+ * db_name())", "current_user::int", "(select current_setting('data_directory'))::int"). The
+ * conversion fails, and the error message the application shows carries the value: an
+ * error-based read. Reported by the breakout rule. Sets exprEnd past the cast.
+ */
+function castShape(k: i32): bool {
+  k = sig(k);
+  if (tType(k) == T_WORD && isCall(k)) {
+    const lp = sig(k + 1);
+    if (wordIs(k, 'cast')) {
+      if (!castOperand(lp + 1)) return false;
+      const as = sig(exprEnd);
+      if (!wordIs(as, 'as') || !numberType(sig(as + 1)) || tType(sig(sig(as + 1) + 1)) != T_RP) return false;
+      exprEnd = sig(sig(as + 1) + 1) + 1;
+      return true;
+    }
+    if (wordIs(k, 'convert')) {
+      const ty = sig(lp + 1);
+      if (!numberType(ty) || tType(sig(ty + 1)) != T_COMMA || !castOperand(sig(ty + 1) + 1)) return false;
+      let e = sig(exprEnd);
+      // (SQL Server's style argument: "convert(int, @@version, 1)")
+      if (tType(e) == T_COMMA && tType(sig(e + 1)) == T_NUM) e = sig(sig(e + 1) + 1);
+      if (tType(e) != T_RP) return false;
+      exprEnd = e + 1;
+      return true;
+    }
+  }
+  if (!castOperand(k)) return false;
+  const e = castSuffix(exprEnd);
+  if (e < 0) return false;
+  exprEnd = e;
+  return true;
 }
 
 /** Past a bracketed list at a ("(a, b)", at most 17 tokens), or a itself when no '(' is there. */
@@ -1865,16 +2184,31 @@ function cutAfterWord(k: i32): bool {
       if (!(c == 41 || c == 59 || isSpace(c))) return false;
     }
   }
-  // (the text before the quote read once per value and quote)
+  if (!oneWordBefore(q)) return false;
+  const e = tEnd(k);
+  for (let i = tStart(k); i < e; i++) if (at(txt, i) == <u32>ctxQuote) return false;
+  return true;
+}
+
+/** The text before the quote at q holds no white space (read once per value and quote). */
+function oneWordBefore(q: i32): bool {
   if (oneWordTo != q) {
     oneWordTo = q;
     oneWordIs = true;
     for (let i = 0; i < q; i++) if (at(txt, i) <= 32) { oneWordIs = false; break; }
   }
-  if (!oneWordIs) return false;
-  const e = tEnd(k);
-  for (let i = tStart(k); i < e; i++) if (at(txt, i) == <u32>ctxQuote) return false;
-  return true;
+  return oneWordIs;
+}
+
+/**
+ * The breakout quote starts the value or ends its one word, and that word does not end in 's'
+ * (a plural's possessive: "parents' or guardians --", "Jones' or Smith #" are prose).
+ */
+function quoteAfterOneWord(): bool {
+  const q = ctxQuote == 39 ? sqAt : dqAt;
+  if (q < 0) return false;
+  if (q == 0) return true;
+  return lower(at(txt, q - 1)) != 115 && oneWordBefore(q);
 }
 
 /** Unmatched '(' in the text before the breakout quote (prose the value opened itself). */
@@ -1993,9 +2327,12 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
   let r = firstRule(K_SQL_TAUTOLOGY);
   while (r >= 0) {
     if (ruleEnabled(r)) {
+      // (every boolean operator of the window may be tried: "' and 1 and 1 ... or 2>1--" pads the
+      // one that holds past a fixed count; each try reads a bounded part of the window)
       let tries = 0;
-      for (let b = c; b < ntok && tries < 8; b = sig(b + 1)) {
-        if (b != c && !quoteCtx) break;
+      let listed = -1; // after a number: the boolean operator past a list of numbers ("1 and 1 and 1 or 2>1")
+      for (let b = c; b < ntok && tries < TAUTOLOGY_TRIES; b = sig(b + 1)) {
+        if (b != c && !quoteCtx && b != listed) break;
         if (!isBool(b, r)) {
           // stop at prose: a word that is neither SQL, a literal nor a called function
           if (tType(b) == T_WORD && !isSqlWord(b) && !isLiteralWord(b) && !isCall(b)) break;
@@ -2004,13 +2341,18 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
         }
         tries++;
         const m = sig(b + 1);
-        let ok = boolExpr(m, strongCtx);
+        boolAtBreak = quoteCtx && b == c && wordIs(b, 'or');
+        // (past a list of numbers, only a comparison: "1 and 2 and 3 or 4" stays a list)
+        let ok = b != listed || comparedAfter(m) ? boolExpr(m, strongCtx) : false;
         if (!ok && !afterLead) {
           let m2 = m;
           while (tType(m2) == T_LP) m2 = sig(m2 + 1);
           if (m2 != m) ok = boolExpr(m2, strongCtx);
         }
+        boolAtBreak = false;
         if (ok) { hitTok(r, b, exprEnd > b ? exprEnd : b + 1); return; }
+        // after a number, the list goes on: a number, then the next boolean operator
+        if (!quoteCtx && tType(m) == T_NUM && boolShape(sig(m + 1)) && isBool(sig(m + 1), r)) { listed = sig(m + 1); b = m; }
       }
     }
     r = nextRule(r);
@@ -2018,6 +2360,8 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
   const rb = firstOn(K_SQL_BREAKOUT);
   if (rb >= 0 && strongCtx) {
     const t = tType(c);
+    // a cast of what the server holds to a number: "1 convert(int,db_name())" (castShape)
+    if ((t == T_WORD || t == T_LP) && castShape(c)) { hitTok(rb, c, exprEnd); return; }
     // comparison / arithmetic / concatenation: ' = '  '+(select 1)+'  '-sleep(5)-'  1-sleep(5)
     // (DIV and MOD are arithmetic: "' div 1#")
     const arithWord = wordIs(c, 'div') || wordIs(c, 'mod');
@@ -2067,7 +2411,12 @@ function judgeBreakout(c0: i32, strongCtx: bool, quoteCtx: bool): void {
   }
   // union and statements right after the breakout need no extra shape
   judgeUnion(c, false);
-  if (tType(c) == T_SEMI) judgeStacked(c);
+  if (tType(c) == T_SEMI) {
+    // (a ';' glued to the number that starts the value: "1;delete users" needs no comment after it)
+    semiAfterNumber = !quoteCtx && strongCtx && !afterLead && c == c0 && c0 > 0 && tType(c0 - 1) == T_NUM && tGlued(c);
+    judgeStacked(c);
+    semiAfterNumber = false;
+  }
   else if (quoteCtx) statementAfterBreakout(c);
   // after a number, SQL Server's statement with no ';' before it, when a comment cuts the query:
   // "1 drop table users--", "1) exec sp_addlogin 'x','y'--" ("2 insert into slot A" is prose)
@@ -2634,7 +2983,7 @@ function startsLikeSql(): bool {
   return false;
 }
 
-/** The value starts with a word, then a boolean operator ("true or 2>1", "id or 2>1": leadOperandBool). */
+/** The value starts with a word (or a call), then a boolean operator ("true or 2>1", "id or 2>1", "pi() or 2>1": leadOperandBool). */
 function wordThenBool(): bool {
   const i = gapEndAt(0);
   if (i >= len || (cls(at(txt, i)) & 8) == 0) return false;
@@ -2647,8 +2996,31 @@ function wordThenBool(): bool {
     while (k < stop && at(txt, k) != 39) k++;
     if (k >= stop) return false;
     k++;
+  } else if (k < len && at(txt, k) == 40) {
+    // a call glued to its '(', its arguments short and unnested: "pi() or 2>1", "abs(1) or 2>1"
+    const stop = k + 32 < len ? k + 32 : len;
+    k++;
+    while (k < stop && at(txt, k) != 41 && at(txt, k) != 40) k++;
+    if (k >= stop || at(txt, k) != 41) return false;
+    k++;
   }
   return boolWordAt(gapEndAt(k));
+}
+
+/**
+ * The value starts with CAST or CONVERT and '(', or with a word and '::' (castShape's shapes at
+ * the value start, which startsLikeSql does not take). Reads the first word.
+ */
+function castStart(): bool {
+  const i = gapEndAt(0);
+  if (i >= len || (cls(at(txt, i)) & 8) == 0) return false;
+  let k = i + 1;
+  while (k < len && (cls(at(txt, k)) & 2) != 0) k++;
+  if (k + 1 < len && at(txt, k) == 58 && at(txt, k + 1) == 58) return true;
+  const l = k - i;
+  if (!((l == 4 && textIs(i, 4, 'cast')) || (l == 7 && textIs(i, 7, 'convert')))) return false;
+  k = gapEndAt(k);
+  return k < len && at(txt, k) == 40;
 }
 
 /** Past white space from i, and '+' in a form-encoded value (the lexer reads it as a space). */
@@ -2868,6 +3240,7 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   chainEnd = -1;
   sqBreak = -1;
   dqBreak = -1;
+  deepUnionAt = -1;
   // numbers, dates, phone numbers: digits with - . / : + , and spaces cannot hold SQL
   if (n == 0 || (mask & SQL_CLASSES) == 0) return;
   plusSpace = plusIsSpaceIn(p, n, mask);
@@ -2919,6 +3292,12 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
     // space, a form's '+', || or &&): two mask tests for every other value ("page=2")
     lex(0, 0, CONTEXT_WINDOW);
     leadOperandBool();
+  } else if ((mask & (C_LP | C_COLON)) != 0 && castStart()) {
+    // an error-based cast as the value ("cast(version() as int)", "current_user::int"): a window
+    // of its own for castShape, covering nothing (as the one above)
+    lex(0, 0, CONTEXT_WINDOW);
+    const rb = firstOn(K_SQL_BREAKOUT);
+    if (rb >= 0 && castShape(0)) hitTok(rb, 0, exprEnd);
   }
   // quote contexts: the text after the first quote of each kind
   // (the quick look only when no value-start window judged a stretch in its own reading:
@@ -3078,6 +3457,7 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   }
   conditionalWindows();
   subqueryWindows();
+  deepUnion();
 }
 
 /**
