@@ -4,12 +4,12 @@
 
 import { at, lower, lowerWordIs, isAlnum, find1, findDots, pathLiteralAt, fileEntryEnds } from './text';
 import {
-  K_PATH_TRAVERSAL, K_PATH_FILE, K_PATH_NUL, K_PATH_UNC, firstRule, nextRule, ruleEnabled,
-  paramCount, paramPtr, paramLen, enabledRule,
+  K_PATH_TRAVERSAL, K_PATH_FILE, K_PATH_NUL, K_PATH_UNC, K_PATH_STREAM, firstRule, nextRule, ruleEnabled,
+  paramCount, paramPtr, paramLen, enabledRule, ruleWithWord,
 } from './rules';
 import { emit } from './findings';
 import { arenaAlloc } from './mem';
-import { C_NUL, C_DOT, C_SLASH, C_BSLASH, C_NONASCII } from './classes';
+import { C_NUL, C_DOT, C_SLASH, C_BSLASH, C_NONASCII, C_COLON, C_DOLLAR } from './classes';
 import { sawHexByte, scanLiterals, setLiteralMap } from './literals';
 
 let txt: usize = 0;
@@ -375,6 +375,51 @@ function unc(r: i32): void {
   }
 }
 
+/**
+ * NTFS alternate data streams (kind path-stream): a name, ':', a stream name or none, ':' and a
+ * listed stream type ("index.php::$DATA", "web.config::$DATA", "a.txt:hidden:$DATA",
+ * "uploads::$INDEX_ALLOCATION", "uploads:$I30:$INDEX_ALLOCATION"). The default stream ("$data")
+ * only after a name with an extension (a '.' not at its end): PHP's static members pass
+ * ("self::$data" holds no '.'). Each ":$" is read once; the names before it at most 255 units.
+ */
+function streams(): void {
+  let r = firstRule(K_PATH_STREAM);
+  while (r >= 0 && !ruleEnabled(r)) r = nextRule(r);
+  if (r < 0) return;
+  let i = find1(txt, 0, len, 36);
+  while (i < len) {
+    if (i >= 2 && at(txt, i - 1) == 58) {
+      // the type: letters, digits and '_' after the '$'
+      let e = i + 1;
+      while (e < len && e - i < 64 && (isAlnum(at(txt, e)) || at(txt, e) == 95)) e++;
+      if (e > i + 1 && ruleWithWord(K_PATH_STREAM, txt, i, e - i) >= 0) {
+        // the stream's name (none in "::$DATA"), then the ':' after the file's name
+        let k = i - 2;
+        while (k >= 0 && i - k < 256 && (isAlnum(at(txt, k)) || at(txt, k) == 95 || at(txt, k) == 36 || at(txt, k) == 45)) k--;
+        if (k >= 0 && at(txt, k) == 58) {
+          // the file's name: back to a separator, white space or a quote
+          let s = k;
+          let dot = false;
+          while (s > 0 && k - s < 255) {
+            const c = at(txt, s - 1);
+            if (c == 47 || c == 92 || c <= 32 || c == 34 || c == 39 || c == 58) break;
+            if (c == 46) dot = true;
+            s--;
+          }
+          const last = k > 0 ? at(txt, k - 1) : 0;
+          const isData = e - i == 5 && lowerWordIs(txt, i, 5, '$data');
+          if (s < k && isAlnum(last) && (dot || !isData)) {
+            emit(r, s, e);
+            return;
+          }
+        }
+      }
+      i = e > i + 1 ? e - 1 : i;
+    }
+    i = find1(txt, i + 1, len, 36);
+  }
+}
+
 export function scanPath(p: usize, n: i32, mask: u32): void {
   txt = p;
   len = n;
@@ -393,6 +438,7 @@ export function scanPath(p: usize, n: i32, mask: u32): void {
     }
   }
   if ((mask & (C_DOT | C_SLASH | C_BSLASH)) != 0) detect(n, mask);
+  if ((mask & (C_COLON | C_DOLLAR)) == (C_COLON | C_DOLLAR)) streams();
   const scanAll = (mask & C_NONASCII) != 0 || sawHexByte;
   if ((scanAll || (mask & C_BSLASH) != 0) && buildView(p, n, scanAll)) {
     detect(n, C_DOT | C_SLASH); // the view maps to dots and separators

@@ -43,6 +43,7 @@ export const K_OBJECT_KEY = 45; // keys of objects: judged by the bindings' obje
 export const K_URL_INTERNAL = 46; // URLs to internal hosts: judged by the bindings (validateUrl) on decoded text
 export const K_URL_SMUGGLING = 47; // URLs of request-smuggling schemes: reported by the bindings
 export const K_LDAP_FILTER = 48;
+export const K_PATH_STREAM = 49;
 export const K_XML_DOCTYPE = 50;
 export const K_XML_ENTITY = 51;
 export const K_XML_CDATA = 52;
@@ -59,7 +60,7 @@ const KIND_NAMES: string[] = [
   'decode-excess', 'limit-oversize', 'engine-fault',
   'template-expression', 'template-name', 'ssti-dunder', 'xml-doctype', 'xml-entity', 'xml-cdata',
   'shell-command', 'shell-command-rare', 'shell-substitution', 'shell-switch', 'object-key', 'url-internal', 'url-smuggling',
-  'ldap-filter',
+  'ldap-filter', 'path-stream',
 ];
 const KIND_CODES: i32[] = [
   K_HTML_TAG, K_HTML_EVENT_ATTR, K_HTML_ATTR_NAME, K_URL_SCHEME, K_DATA_URL, K_CSS_EXPR,
@@ -69,7 +70,7 @@ const KIND_CODES: i32[] = [
   K_DECODE_EXCESS, K_LIMIT_OVERSIZE, K_ENGINE_FAULT,
   K_TEMPLATE_EXPR, K_TEMPLATE_NAME, K_SSTI_DUNDER, K_XML_DOCTYPE, K_XML_ENTITY, K_XML_CDATA,
   K_SHELL_COMMAND, K_SHELL_RARE, K_SHELL_SUBST, K_SHELL_SWITCH, K_OBJECT_KEY, K_URL_INTERNAL, K_URL_SMUGGLING,
-  K_LDAP_FILTER,
+  K_LDAP_FILTER, K_PATH_STREAM,
 ];
 
 // Per-rule columns (static, MAX_RULES entries each).
