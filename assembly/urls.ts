@@ -220,19 +220,24 @@ function wholeValueUrl(): i32 {
   while (i < len && l < 16 && i - s < 64) {
     const c = at(txt, i);
     if (isTabOrBreak(c)) { odd = true; i++; continue; }
-    if (isAlpha(c) || (l > 0 && (isDigit(c) || c == 43 || c == 45 || c == 46))) {
-      store<u16>(SCHEME_BUF + (<usize>l << 1), <u16>c);
-      l++;
-      i++;
-      continue;
-    }
+    if (isAlpha(c) || (l > 0 && (isDigit(c) || c == 43 || c == 45 || c == 46))) { l++; i++; continue; }
     break;
   }
   if (l == 0 || i >= len || at(txt, i) != 58) return -1;
   let e = len;
   while (e > i && at(txt, e - 1) <= 32) e--;
   if (e - s > MAX_URL) return -1;
-  if (ruleWithWord(K_URL_INTERNAL, SCHEME_BUF, 0, l) < 0) return -1;
+  if (!odd) {
+    if (ruleWithWord(K_URL_INTERNAL, txt, s, l) < 0) return -1;
+  } else {
+    // the scheme without its tabs and line breaks
+    let m = 0;
+    for (let t = s; t < i; t++) {
+      const c = at(txt, t);
+      if (!isTabOrBreak(c)) { store<u16>(SCHEME_BUF + (<usize>m << 1), <u16>c); m++; }
+    }
+    if (ruleWithWord(K_URL_INTERNAL, SCHEME_BUF, 0, m) < 0) return -1;
+  }
   let k = i + 1;
   while (k < e && isTabOrBreak(at(txt, k))) { odd = true; k++; }
   if (k >= e) return -1;
