@@ -1631,7 +1631,7 @@ function substitutions(r: i32): void {
         const glued = i > 0 && !(at(txt, i - 1) <= 32 || at(txt, i - 1) >= 0x80 || isAlpha(at(txt, i - 1)));
         // (or after an address or localhost that is the whole value before it: "127.0.0.1 `id`")
         if (commandRule(K_SHELL_RARE) >= 0 || absolute ||
-          ((glued || (i > 0 && hostBefore(leadBefore(i)))) && commandRule(K_SHELL_COMMAND) >= 0)) { hit(r, i, cmdE); return; }
+          ((glued || (i > 0 && hostBefore(leadBefore(i))) || wholeTicks(i)) && commandRule(K_SHELL_COMMAND) >= 0)) { hit(r, i, cmdE); return; }
       }
       i++;
       continue;
@@ -1653,6 +1653,19 @@ function substitutions(r: i32): void {
     }
     i++;
   }
+}
+
+/**
+ * The backtick at i opens the value (white space aside) and the next backtick after the command
+ * word closes it ("`id`", "`sleep 5`", "`cat flag.txt`"): the value is one substitution. Markdown's
+ * inline code as a whole value is rare; in prose it stands among words ("run `ls -la` first").
+ */
+function wholeTicks(i: i32): bool {
+  for (let k = 0; k < i; k++) if (!blank(at(txt, k))) return false;
+  const close = find1(txt, cmdE, len, 96);
+  if (close >= len) return false;
+  for (let k = close + 1; k < len; k++) if (!blank(at(txt, k))) return false;
+  return true;
 }
 
 /** The word at [cmdS, cmdE) names a command of either kind, or came as an absolute path. */
