@@ -290,6 +290,19 @@ function openingBefore(q: i32, op: bool): i32 {
   return !op && k < q ? k : -1;
 }
 
+/** From i, white space aside (at most RUN_MAX units), the value ends or a ')' stands. */
+function closesAfter(i: i32): bool {
+  let k = i;
+  while (k < len && k - i < RUN_MAX && isBlank(at(txt, k))) k++;
+  return k == len || at(txt, k) == 41;
+}
+
+/** txt[a, a + l) and txt[b, b + l) hold the same units. */
+function sameText(a: i32, b: i32, l: i32): bool {
+  for (let k = 0; k < l; k++) if (at(txt, a + k) != at(txt, b + k)) return false;
+  return true;
+}
+
 /** Reports LDAP filter injection in text[0, n) (the literal pass over the same text ran first: its anchors). */
 export function scanLdap(p: usize, n: i32, mask: u32): void {
   txt = p;
@@ -346,6 +359,11 @@ export function scanLdap(p: usize, n: i32, mask: u32): void {
   // a finding cannot do without, each a bitmap walk of the literal pass where it is valid (a
   // judge at every ')(' of ")(a)(a)(a..." would cost more than the rest of the scan): every
   // filter type's '=' and every '&' and '|', each walked back to its breakout or filter
+  // The judge of one '=' reads from its opening through its value and the units after the
+  // value's ')': the same text there as the '=' judged last (no finding) gives the same answer,
+  // so dense repeats (")(a=)(a=..." ) compare that text instead of judging it again.
+  let memoB = -1;
+  let memoL = 0;
   for (let pass = 0; pass < 2; pass++) {
     const set = pass == 0 ? P_SQL : P_CMD;
     const c1: u32 = pass == 0 ? 61 : 38;
@@ -353,12 +371,27 @@ export function scanLdap(p: usize, n: i32, mask: u32): void {
     let q = findP(p, last + 1, n, set, c1, c2, c1, c2);
     while (q < n) {
       const c = at(p, q);
-      // (an '&' or '|' finds only a bare operator: one that ends the value or a filter)
-      if ((c == c1 || c == c2) && (pass == 0 || q + 1 == n || at(p, q + 1) == 41)) {
+      // (an '&' or '|' finds only a bare operator: one that ends the value or a filter, white
+      // space aside)
+      if ((c == c1 || c == c2) && (pass == 0 || closesAfter(q + 1))) {
         const b = openingBefore(q, pass == 1);
         if (b > last) {
+          // the judged text: to the value's end, its ')', white space and the unit after them
+          // (a text that reaches the value's end is never remembered: "left open" reads it)
+          let x = q + 1;
+          const xStop = x + VALUE_MAX < n ? x + VALUE_MAX : n;
+          while (x < xStop && at(p, x) != 41 && at(p, x) != 40) x++;
+          let m = x + 1;
+          while (m < n && m - x <= RUN_MAX && isBlank(at(p, m))) m++;
+          const l = m + 1 - b;
+          const memo = pass == 0 && x < n && m < n;
+          if (memo && memoB >= 0 && l == memoL && sameText(memoB, b, l)) {
+            q = findP(p, q + 1, n, set, c1, c2, c1, c2);
+            continue;
+          }
           e = openedByParen ? breakoutAt(b) : filterAt(b);
           if (e >= 0) { emit(r, b, e); return; }
+          if (memo) { memoB = b; memoL = l; }
         }
       }
       q = findP(p, q + 1, n, set, c1, c2, c1, c2);
