@@ -1656,12 +1656,18 @@ function substitutions(r: i32): void {
 }
 
 /**
- * The backtick at i opens the value (white space aside) and the next backtick after the command
- * word closes it ("`id`", "`sleep 5`", "`cat flag.txt`"): the value is one substitution. Markdown's
- * inline code as a whole value is rare; in prose it stands among words ("run `ls -la` first").
+ * The backtick at i opens the value (white space and a form's '+' aside: blank()) and the next
+ * backtick after the command word closes it ("`id`", "`sleep 5`", "+`cat flag.txt`+"): the value
+ * is one substitution. Markdown's inline code as a whole value is rare; in prose it stands among
+ * words ("run `ls -la` first"). The value's first unit that is not blank is found once per value
+ * (valueLead), so a value of many backticks is not read from its start at each of them.
  */
 function wholeTicks(i: i32): bool {
-  for (let k = 0; k < i; k++) if (!blank(at(txt, k))) return false;
+  if (valueLead < 0) {
+    valueLead = 0;
+    while (valueLead < len && blank(at(txt, valueLead))) valueLead++;
+  }
+  if (i != valueLead) return false;
   const close = find1(txt, cmdE, len, 96);
   if (close >= len) return false;
   for (let k = close + 1; k < len; k++) if (!blank(at(txt, k))) return false;
@@ -1698,9 +1704,12 @@ export function cmdWanted(p: usize, n: i32, mask: u32): bool {
 }
 
 /** Runs every command-injection rule over text[0, n). In strip mode adds removal spans instead of findings. */
+let valueLead = -1; // the value's first unit that is not blank (wholeTicks), -1: not found yet
+
 export function scanCmd(p: usize, n: i32, mask: u32): void {
   txt = p;
   len = n;
+  valueLead = -1;
   plusSpace = plusIsSpaceIn(p, n, mask);
   cntAt = cntSq = cntDq = cntBq = cntOpen = cntClose = 0;
   if (n == 0) return;

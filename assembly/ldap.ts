@@ -29,12 +29,12 @@
 // rule's params that start with a parenthesis), at most LDAP_ANCHORS of them; past those this
 // file finds the rest itself from the characters a finding cannot do without (every '=', and
 // every '&' and '|' before a ')' or the end). Values of up to SHORT_MAX units are also searched
-// for a ')' that a tab or line break separates from a '(' (no anchor holds those). Each judge
+// for a ')' that white space separates from a '(' (the anchors hold one space only). Each judge
 // reads at most RUN_MAX + ATTR_MAX + OID_MAX units around its anchor, and an assertion value to
 // the next '(' or ')' (at most VALUE_MAX): linear, bounded.
 
-import { at, lower, isAlpha, isAlnum, isDigit, hashLower, find1, findP, P_SQL, P_CMD } from './text';
-import { K_LDAP_FILTER, enabledRule, ruleEnabled, firstRule, nextRule, mayHave, paramIndex } from './rules';
+import { at, lower, isAlpha, isAlnum, isDigit, isSpace, sameUnits, find1, findP, P_SQL, P_CMD } from './text';
+import { K_LDAP_FILTER, enabledRule, ruleWithWord } from './rules';
 import { emit } from './findings';
 import { ldapAnchors, ldapAnchorCount, ldapAnchorsOverflow } from './literals';
 import { C_LP, C_RP, C_EQ, C_AMP, C_PIPE, C_COLON, C_NUL, C_BANG, C_SPACE } from './classes';
@@ -43,7 +43,7 @@ const ATTR_MAX = 64; // an attribute description's length read (RFC 4512 names a
 const OID_MAX = 64; // an extensible match's ":dn:1.2.3" read
 const RUN_MAX = 16; // '(' '&' '|' '!' and white space between the breakout and the attribute
 const VALUE_MAX = 256; // an assertion value's units read
-const SHORT_MAX = 512; // values this long are also searched for breakouts with a tab or line break
+const SHORT_MAX = 512; // values this long are also searched for breakouts with any white space
 
 let txt: usize = 0;
 let len = 0;
@@ -56,10 +56,6 @@ let len = 0;
 
 @inline function isOperator(c: u32): bool {
   return c == 38 || c == 124 || c == 33; // & | !
-}
-
-@inline function isBlank(c: u32): bool {
-  return c == 32 || c == 9 || c == 10 || c == 13;
 }
 
 /** A unit of an attribute description: letters, digits, '-', '.', ';' (options), '_' (seen in deployed schemas). */
@@ -101,23 +97,11 @@ function attributeAt(s: i32, e: i32, numeric: bool): bool {
 function listedAttribute(s: i32, e0: i32): bool {
   let e = s;
   while (e < e0 && at(txt, e) != 59) e++;
-  const l = e - s;
-  if (l == 0) return false;
-  let r = firstRule(K_LDAP_FILTER);
-  let h: u32 = 0;
-  let hashed = false;
-  while (r >= 0) {
-    if (ruleEnabled(r) && mayHave(r, txt, s, l)) {
-      if (!hashed) { h = hashLower(txt, s, l); hashed = true; }
-      if (paramIndex(r, txt, s, l, h) >= 0) return true;
-    }
-    r = nextRule(r);
-  }
-  return false;
+  return e > s && ruleWithWord(K_LDAP_FILTER, txt, s, e - s) >= 0;
 }
 
 /**
- * An assertion from a (its attribute) on: "uid=x", "sn~=x", "n>=1", "cn:dn:=x", ":dn:2.4.6.8:=x",
+ * An assertion from a (its attribute) on: "uid=x", "sn~=x", "n>=1", "cn:dn:=x", ":dn:2.4.6.8:=x" (after a breakout),
  * "userPassword:2.5.13.18:=x". Returns the end of its value (after a closing ')'), or -1; -1 too
  * for a value directly followed by '(' (a call). `numeric`: a bare number may stand as the attribute.
  */
@@ -168,7 +152,6 @@ function assertionAt(a: i32, numeric: bool): i32 {
     extNamed = named && !dn && !oid;
     k++;
   } else if (c != 61) return -1;
-  else if (a == k) return -1;
   // the value: to the next '(' or ')', or the value's end
   const vs = k + 1;
   let v = vs;
@@ -191,7 +174,7 @@ function assertionAt(a: i32, numeric: bool): i32 {
   second = false;
   if (v < len && at(txt, v) == 41) {
     let m = v + 1;
-    while (m < len && m - v <= RUN_MAX && isBlank(at(txt, m))) m++;
+    while (m < len && m - v <= RUN_MAX && isSpace(at(txt, m))) m++;
     second = m < len && at(txt, m) == 40;
     more = second || (m < len && at(txt, m) == 41);
     return v + 1;
@@ -211,7 +194,7 @@ function runEnd(k: i32): i32 {
   const stop = k + RUN_MAX < len ? k + RUN_MAX : len;
   while (k < stop) {
     const c = at(txt, k);
-    if (c == 40 || isBlank(c)) k++;
+    if (c == 40 || isSpace(c)) k++;
     else if (isOperator(c)) { runOp = true; k++; }
     else break;
   }
@@ -221,11 +204,11 @@ function runEnd(k: i32): i32 {
 /** Judges the breakout whose ')' is at i (a '(' follows, white space aside). Returns the end of the finding, or -1. */
 function breakoutAt(i: i32): i32 {
   let j = i + 1;
-  while (j < len && j - i <= RUN_MAX && isBlank(at(txt, j))) j++;
+  while (j < len && j - i <= RUN_MAX && isSpace(at(txt, j))) j++;
   if (j >= len || at(txt, j) != 40) return -1;
   const k = runEnd(j);
   let lb = k - 1;
-  while (lb > j && isBlank(at(txt, lb))) lb--;
+  while (lb > j && isSpace(at(txt, lb))) lb--;
   // "admin)(&)", "*)(|", "admin)(!(|)": an AND or OR that ends the value or a filter (the
   // absolute filters of RFC 4526; "(!)" is no filter)
   const lc = at(txt, lb);
@@ -235,7 +218,7 @@ function breakoutAt(i: i32): i32 {
   if (e < 0) return -1;
   if (runOp || star || extensible || oidAttr) return e;
   // a listed attribute alone: not after white space ("Dept (IT) ( ou=x")
-  if (isBlank(at(txt, k - 1))) return -1;
+  if (isSpace(at(txt, k - 1))) return -1;
   return (open || empty || more) && listedAttribute(k, attrEnd) ? e : -1;
 }
 
@@ -247,18 +230,18 @@ function filterAt(i: i32): i32 {
   let prev: u32 = 0; // the last unit of the run that is no white space
   while (k < stop) {
     const c = at(txt, k);
-    if (isBlank(c)) { k++; continue; }
+    if (isSpace(c)) { k++; continue; }
     if (c == 40) { prev = c; k++; continue; }
     if (!isOperator(c) || prev != 40) break;
     // the next unit that is no white space opens a filter
     let m = k + 1;
-    while (m < len && m - k <= RUN_MAX && isBlank(at(txt, m))) m++;
+    while (m < len && m - k <= RUN_MAX && isSpace(at(txt, m))) m++;
     if (m >= len || at(txt, m) != 40) return -1;
     op = true;
     prev = c;
     k++;
   }
-  if (!op || prev != 40 || k >= len || isBlank(at(txt, k - 1))) return -1;
+  if (!op || prev != 40 || k >= len || isSpace(at(txt, k - 1))) return -1;
   const e = assertionAt(k, true);
   if (e < 0) return -1;
   return star || extensible || oidAttr || second || listedAttribute(k, attrEnd) ? e : -1;
@@ -282,7 +265,7 @@ function openingBefore(q: i32, op: bool): i32 {
     while (k > aStop && (isAttrUnit(at(txt, k - 1)) || at(txt, k - 1) == 58)) k--;
   }
   const rStop = k - RUN_MAX > 0 ? k - RUN_MAX : 0;
-  while (k > rStop && (at(txt, k - 1) == 40 || isOperator(at(txt, k - 1)) || isBlank(at(txt, k - 1)))) k--;
+  while (k > rStop && (at(txt, k - 1) == 40 || isOperator(at(txt, k - 1)) || isSpace(at(txt, k - 1)))) k--;
   if (k > 0 && at(txt, k - 1) == 41) { openedByParen = true; return k - 1; }
   // (the run's first '(': "|(|(uid=" is judged from "(|(")
   while (k < q && at(txt, k) != 40) k++;
@@ -293,22 +276,17 @@ function openingBefore(q: i32, op: bool): i32 {
 /** From i, white space aside (at most RUN_MAX units), the value ends or a ')' stands. */
 function closesAfter(i: i32): bool {
   let k = i;
-  while (k < len && k - i < RUN_MAX && isBlank(at(txt, k))) k++;
+  while (k < len && k - i < RUN_MAX && isSpace(at(txt, k))) k++;
   return k == len || at(txt, k) == 41;
-}
-
-/** txt[a, a + l) and txt[b, b + l) hold the same units. */
-function sameText(a: i32, b: i32, l: i32): bool {
-  for (let k = 0; k < l; k++) if (at(txt, a + k) != at(txt, b + k)) return false;
-  return true;
 }
 
 /** Reports LDAP filter injection in text[0, n) (the literal pass over the same text ran first: its anchors). */
 export function scanLdap(p: usize, n: i32, mask: u32): void {
   txt = p;
   len = n;
+  // (index.ts asked ldapWanted first)
   const r = enabledRule(K_LDAP_FILTER);
-  if (r < 0 || !ldapWanted(mask)) return;
+  if (r < 0) return;
   // "*))%00": a NUL right after a ')' ends the filter there for a library that reads C strings,
   // and whatever the application appended after the value is never read
   if ((mask & (C_RP | C_NUL)) == (C_RP | C_NUL)) {
@@ -325,7 +303,7 @@ export function scanLdap(p: usize, n: i32, mask: u32): void {
   }
   // the value's start: a whole filter ("( |(uid=*))"), an extensible match ("userPassword:2.5.13.18:=x")
   let s = 0;
-  while (s < n && s < RUN_MAX && isBlank(at(p, s))) s++;
+  while (s < n && s < RUN_MAX && isSpace(at(p, s))) s++;
   let e = -1;
   if (s < n && at(p, s) == 40) e = filterAt(s);
   if (e < 0) {
@@ -334,13 +312,14 @@ export function scanLdap(p: usize, n: i32, mask: u32): void {
     if (e >= 0 && (!extensible || extNamed || attrEnd - s < 2)) e = -1;
   }
   if (e >= 0) { emit(r, 0, e); return; }
-  // a short value (a login field): every ')' that white space other than a space separates from
-  // a '(' (the anchors hold ")( " and ") (" but cannot hold a tab or a line break)
+  // A short value (a login field): every ')' with white space after it, or after the '(' that
+  // follows it. The anchors hold ")( " and ") (" only: a tab, a line break or two units of white
+  // space are found here, in values of up to SHORT_MAX units.
   if (n <= SHORT_MAX && (mask & C_SPACE) != 0 && (mask & C_RP) != 0) {
     let i = find1(p, 0, n, 41);
     while (i + 2 < n) {
       const c = at(p, i + 1);
-      if (isBlank(c) && c != 32 || (c == 40 && isBlank(at(p, i + 2)) && at(p, i + 2) != 32)) {
+      if (isSpace(c) || (c == 40 && isSpace(at(p, i + 2)))) {
         e = breakoutAt(i);
         if (e >= 0) { emit(r, i, e); return; }
       }
@@ -382,10 +361,10 @@ export function scanLdap(p: usize, n: i32, mask: u32): void {
           const xStop = x + VALUE_MAX < n ? x + VALUE_MAX : n;
           while (x < xStop && at(p, x) != 41 && at(p, x) != 40) x++;
           let m = x + 1;
-          while (m < n && m - x <= RUN_MAX && isBlank(at(p, m))) m++;
+          while (m < n && m - x <= RUN_MAX && isSpace(at(p, m))) m++;
           const l = m + 1 - b;
           const memo = pass == 0 && x < n && m < n;
-          if (memo && memoB >= 0 && l == memoL && sameText(memoB, b, l)) {
+          if (memo && memoB >= 0 && l == memoL && sameUnits(txt, memoB, b, l)) {
             q = findP(p, q + 1, n, set, c1, c2, c1, c2);
             continue;
           }

@@ -68,8 +68,9 @@ export let subqAnchorCount = 0;
 export const caseAnchors = memory.data(MAX_SQL_ANCHORS * 4);
 export let caseAnchorCount = 0;
 export let caseAnchorsOverflow = false;
-// Positions of ")(" followed by '(', an operator or an attribute's first unit, and of "(&(", "(|("
-// and "(!(" (ldap-filter anchors): where ldap.ts judges a filter breakout or a whole filter. Past LDAP_ANCHORS, ldap.ts searches the rest itself.
+// Positions of ")(" followed by '(', an operator, an attribute's first unit, ':' or a space, of
+// ") (", and of "(&(", "(|(" and "(!(" (ldap-filter anchors): where ldap.ts judges a filter
+// breakout or a whole filter. Past LDAP_ANCHORS, ldap.ts searches the rest itself.
 export const LDAP_ANCHORS = 16;
 export const ldapAnchors = memory.data(LDAP_ANCHORS * 4);
 export let ldapAnchorCount = 0;

@@ -2,7 +2,7 @@
 // separators, '/' and '\' alike), known sensitive files at segment boundaries, stream
 // wrappers, and NUL bytes that truncate file names. Linear in the value.
 
-import { at, lower, lowerWordIs, isAlnum, find1, findDots, pathLiteralAt, fileEntryEnds } from './text';
+import { at, lower, lowerWordIs, isAlnum, isAlpha, find1, findDots, pathLiteralAt, fileEntryEnds } from './text';
 import {
   K_PATH_TRAVERSAL, K_PATH_FILE, K_PATH_NUL, K_PATH_UNC, K_PATH_STREAM, firstRule, nextRule, ruleEnabled,
   paramCount, paramPtr, paramLen, enabledRule, ruleWithWord,
@@ -383,32 +383,42 @@ function unc(r: i32): void {
  * ("self::$data" holds no '.'). Each ":$" is read once; the names before it at most 255 units.
  */
 function streams(): void {
-  let r = firstRule(K_PATH_STREAM);
-  while (r >= 0 && !ruleEnabled(r)) r = nextRule(r);
-  if (r < 0) return;
+  if (enabledRule(K_PATH_STREAM) < 0) return;
   let i = find1(txt, 0, len, 36);
   while (i < len) {
     if (i >= 2 && at(txt, i - 1) == 58) {
       // the type: letters, digits and '_' after the '$'
       let e = i + 1;
       while (e < len && e - i < 64 && (isAlnum(at(txt, e)) || at(txt, e) == 95)) e++;
-      if (e > i + 1 && ruleWithWord(K_PATH_STREAM, txt, i, e - i) >= 0) {
+      const r = e > i + 1 ? ruleWithWord(K_PATH_STREAM, txt, i, e - i) : -1;
+      if (r >= 0) {
         // the stream's name (none in "::$DATA"), then the ':' after the file's name
         let k = i - 2;
         while (k >= 0 && i - k < 256 && (isAlnum(at(txt, k)) || at(txt, k) == 95 || at(txt, k) == 36 || at(txt, k) == 45)) k--;
         if (k >= 0 && at(txt, k) == 58) {
-          // the file's name: back to a separator, white space or a quote
+          // the file's name: back to a separator, white space or a quote. Its extension: letters
+          // and digits after its last '.', a letter among them; no '$' in the name ("$this.self"
+          // is PHP's concatenation, not a file)
           let s = k;
-          let dot = false;
+          let lastDot = -1;
+          let dollar = false;
           while (s > 0 && k - s < 255) {
             const c = at(txt, s - 1);
             if (c == 47 || c == 92 || c <= 32 || c == 34 || c == 39 || c == 58) break;
-            if (c == 46) dot = true;
+            if (c == 46 && lastDot < 0) lastDot = s - 1;
+            if (c == 36) dollar = true;
             s--;
+          }
+          let ext = lastDot >= 0 && lastDot + 1 < k;
+          let letter = false;
+          for (let t = lastDot + 1; ext && t < k; t++) {
+            const c = at(txt, t);
+            if (!isAlnum(c)) ext = false;
+            else if (isAlpha(c)) letter = true;
           }
           const last = k > 0 ? at(txt, k - 1) : 0;
           const isData = e - i == 5 && lowerWordIs(txt, i, 5, '$data');
-          if (s < k && isAlnum(last) && (dot || !isData)) {
+          if (s < k && !dollar && isAlnum(last) && ((ext && letter) || !isData)) {
             emit(r, s, e);
             return;
           }

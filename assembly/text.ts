@@ -53,6 +53,12 @@ export function fileEntryEnds(t: usize, n: i32, e: i32, w: usize, wl: i32): bool
   return c == 32 || c - 9 < 5;
 }
 
+/** p[a, a + l) and p[b, b + l) hold the same units. */
+export function sameUnits(p: usize, a: i32, b: i32, l: i32): bool {
+  for (let k = 0; k < l; k++) if (at(p, a + k) != at(p, b + k)) return false;
+  return true;
+}
+
 /** Word characters of identifiers in SQL, shell and JS. */
 @inline export function isWord(c: u32): bool {
   return isAlnum(c) || c == 95 || c == 36 || c >= 0x80;

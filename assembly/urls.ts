@@ -3,7 +3,7 @@
 // public DNS name. Values without one skip the bindings' URL check (the answer can only be "no"
 // or "maybe"; the bindings decide). Linear: each ':' is read once, and an authority once.
 
-import { at, lower, isAlpha, isDigit, findP, P_COLON } from './text';
+import { at, lower, isAlpha, isDigit, sameUnits, findP, P_COLON } from './text';
 import { K_URL_INTERNAL, K_URL_SMUGGLING, ruleWithWord, enabledRule, firstRule, nextRule, ruleEnabled, paramCount, paramPtr, paramLen } from './rules';
 
 let txt: usize = 0;
@@ -189,11 +189,6 @@ function hexNumberLabel(s: i32, e: i32): bool {
   return true;
 }
 
-/** p[a, a + l) and p[b, b + l) hold the same units. */
-function sameUnits(a: i32, b: i32, l: i32): bool {
-  for (let k = 0; k < l; k++) if (at(txt, a + k) != at(txt, b + k)) return false;
-  return true;
-}
 
 // The scheme of a value that is one URL, tabs and line breaks left out (wholeValueUrl).
 const SCHEME_BUF = memory.data(16 * 2);
@@ -209,7 +204,8 @@ const SCHEME_BUF = memory.data(16 * 2);
  * userinfo ("http://public.com @127.0.0.1/"). Leading and trailing controls and spaces aside (the
  * parser trims them). Returns where the scheme starts (the bindings judge the whole value from
  * there), or -1: no such scheme, a value longer than MAX_URL, or nothing WHATWG reads otherwise
- * (the walk below judges it). Reads at most MAX_URL units.
+ * (the walk below judges it). Reads the value's leading and trailing white space, a scheme of at
+ * most 16 units, and at most MAX_URL units after it.
  */
 function wholeValueUrl(): i32 {
   let i = 0;
@@ -296,8 +292,8 @@ export function urlCandidates(p: usize, n: i32, out: usize): i32 {
     if (s == i) { i++; continue; }
     // the same text as the URL judged last: passed, or listed already (see above); past a plain
     // public name's authority, as below
-    if (prevS >= 0 && s + prevLen <= n && sameUnits(prevS, s, prevLen)) { i = prevPlain ? s + prevLen - 1 : i + 1; continue; }
-    if (rejS >= 0 && i - s == rejLen && sameUnits(rejS, s, rejLen)) { i++; continue; }
+    if (prevS >= 0 && s + prevLen <= n && sameUnits(txt, prevS, s, prevLen)) { i = prevPlain ? s + prevLen - 1 : i + 1; continue; }
+    if (rejS >= 0 && i - s == rejLen && sameUnits(txt, rejS, s, rejLen)) { i++; continue; }
     let hit = false;
     let judged = false;
     if (smuggling && ruleWithWord(K_URL_SMUGGLING, txt, s, i - s) >= 0) hit = judged = true;
