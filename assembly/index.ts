@@ -22,7 +22,7 @@ import { scanPath, resetPathCaches } from './path';
 import { scanLiterals, buildLiterals, literalFront, literalVerify, frontStopped, VECTOR_MIN } from './literals';
 import { classify, C_LT, C_PCT, C_AMP, C_NONASCII, C_COLON, C_SLASH, C_BSLASH, C_DQ, C_DOLLAR, C_LBRACK } from './classes';
 import { sanitize, sanitizedPtr } from './sanitize';
-import { punctReset, initText, at, countOf4, jsEscapeIn, escVal, escLen } from './text';
+import { punctReset, initText, at, isAlpha, countOf4, jsEscapeIn, escVal, escLen } from './text';
 import { DEFAULT_RULES, DEFAULT_RULES_LEN } from './generated/rules-blob';
 
 @external('env', 'abort')
@@ -129,8 +129,8 @@ function jsonStart(p: usize, n: i32): bool {
 /** The first unit after leading controls and spaces is an ASCII letter (a scheme may start there). */
 function startsWithLetter(p: usize, n: i32): bool {
   let i = 0;
-  while (i < n && load<u16>(p + (<usize>i << 1)) <= 32) i++;
-  return i < n && ((<u32>load<u16>(p + (<usize>i << 1)) | 32) - 97 < 26);
+  while (i < n && at(p, i) <= 32) i++;
+  return i < n && isAlpha(at(p, i));
 }
 
 /** count bytes after scan_batch: bit 0 where decoding or NFKC changed the value, bit 1 where it holds a URL the bindings must judge, bit 2 where it starts like JSON with a '"'. */
