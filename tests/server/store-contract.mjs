@@ -1005,7 +1005,8 @@ export function storeContract(name, openStore) {
         const short = await tenant(store, 'short', 2);
         const long = await tenant(store, 'long', 30);
         const now = Date.now();
-        const old = now - 5 * DAY;
+        // noon five days back, so that both old events fall on one UTC day whatever the hour the suite runs
+        const old = Math.floor(now / DAY) * DAY - 5 * DAY + DAY / 2;
         const oldEvents = (ws) => [storedEvent({ ts: old, matched: `${ws}-old1` }), storedEvent({ ts: old + 1, matched: `${ws}-old2`, ip_hash: ipHash('old') })];
         await store.ingestEvents(ingestBatch(short.id, [...oldEvents('s'), ...Array.from({ length: 3 }, (_, i) => storedEvent({ ts: now - 3_600_000 + i, matched: `s-new${i}` }))]));
         await store.ingestEvents(ingestBatch(long.id, oldEvents('l')));
@@ -1046,7 +1047,8 @@ export function storeContract(name, openStore) {
       it('keeps the largest offenders and routes of past days exact, whatever it compacts', async () => {
         const store = await fresh();
         const w = await tenant(store, 'busy', 30);
-        const yesterday = Date.now() - DAY;
+        // noon of the UTC day before today: every event below falls on that one day, even a second before midnight
+        const yesterday = Math.floor(Date.now() / DAY) * DAY - DAY / 2;
         // 700 addresses and routes with one denied request each, and three heavy hitters
         const events = Array.from({ length: 700 }, (_, i) => storedEvent({ ts: yesterday + i, ip_hash: ipHash(`many-${i}`), route: `/r/${i}` }));
         for (const [name, n] of [['heavy-a', 40], ['heavy-b', 30], ['heavy-c', 20]]) {
@@ -1084,12 +1086,14 @@ export function storeContract(name, openStore) {
       const shared = { instance: randomUUID(), key: 'same-idempotency-key', repo: 'github.com/acme/shared' };
       let aUpload;
       let bUpload;
-      const today = dayOf(Date.now());
+      // every event of this block carries this one time, so that `today` is their day even across midnight
+      const stamp = Date.now();
+      const today = dayOf(stamp);
       beforeAll(async () => {
         store = await fresh();
         a = await tenant(store, 'tenant-a');
         b = await tenant(store, 'tenant-b');
-        await store.ingestEvents(ingestBatch(a.id, Array.from({ length: 4 }, (_, i) => storedEvent({ matched: `a${i}`, route: i === 0 ? '/only-a' : '/shared', ip_hash: ipHash('A-only'), app_id: 'app-a' })), {
+        await store.ingestEvents(ingestBatch(a.id, Array.from({ length: 4 }, (_, i) => storedEvent({ ts: stamp, matched: `a${i}`, route: i === 0 ? '/only-a' : '/shared', ip_hash: ipHash('A-only'), app_id: 'app-a' })), {
           key: shared.key, hash: 'a-body', envelope: envelopeInfo(shared.instance, { dropped: 9 }),
         }));
         aUpload = await store.ingestFindings(a.id, findingsUpload(shared.repo, 'sca', [scaFinding(1, 'critical'), scaFinding(2, 'high')]));
@@ -1097,7 +1101,7 @@ export function storeContract(name, openStore) {
       });
 
       it('the same idempotency key in another workspace is a new batch', async () => {
-        const r = await store.ingestEvents(ingestBatch(b.id, [storedEvent({ matched: 'b0', route: '/shared', app_id: 'app-b', decision: 'allow', vector: 'none', rule: 'none', action: 'passed' })], {
+        const r = await store.ingestEvents(ingestBatch(b.id, [storedEvent({ ts: stamp, matched: 'b0', route: '/shared', app_id: 'app-b', decision: 'allow', vector: 'none', rule: 'none', action: 'passed' })], {
           key: shared.key, hash: 'b-body', envelope: envelopeInfo(shared.instance, { dropped: 1 }),
         }));
         expect(r.status).toBe('stored');
