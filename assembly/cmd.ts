@@ -203,8 +203,19 @@ function globPathAt(j: i32): i32 {
     break;
   }
   if (segGlob) glob = true;
+  // (a '?' that ends the path, as a question mark ends a URL, globs when the path is a system
+  // program directory's: "/bin/ca? /et?/passwd")
+  else if (k > j && at(txt, k - 1) == 63 && units > 1 && programDirAt(j + 1)) glob = true;
   if (!glob || segs < 2 || units == 0 || stars == units || (k < len && at(txt, k) == 61)) return -1;
   return k;
+}
+
+/** The path segment at j is bin/, sbin/ or usr/ (any case: macOS's file system ignores it). */
+function programDirAt(j: i32): bool {
+  if (j + 4 >= len) return false;
+  const a = lower(at(txt, j)), b = lower(at(txt, j + 1)), c = lower(at(txt, j + 2)), d = lower(at(txt, j + 3));
+  if (d == 47) return (a == 98 && b == 105 && c == 110) || (a == 117 && b == 115 && c == 114);
+  return a == 115 && b == 98 && c == 105 && d == 110 && at(txt, j + 4) == 47;
 }
 
 /** A unit that may drop out of a command word in a shell: '\\' '^' '$' '`' (obfuscatedAt reads what follows). */
@@ -1320,6 +1331,13 @@ function separators(): void {
       return;
     }
     if (word) {
+      // a word a dropped unit cuts after a path, which the glance does not take ("; /bin/c\\at
+      // /etc/passwd"): before the word filter, which sees only the part before the cut (a quoted
+      // word skips that filter; it is read below)
+      if (!glance && !quoted && cmdE < len && dropStart(at(txt, cmdE))) {
+        const r = obfuscatedAt(cmdS, fRare, fCmd);
+        if (r >= 0) { hit(r, i, cmdE); return; }
+      }
       if (!glance && ((!quoted && !mayBeCommand(fRare, fCmd, cmdS, cmdE)) || (sep == 10 && base64Line()))) {
         i = cmdE > j ? cmdE : j;
         continue;
@@ -1593,7 +1611,11 @@ function substitutions(r: i32): void {
         if (e > 0) { hit(r, i, e); return; }
       }
       // $(cmd
-      if (i + 1 < len && at(txt, i + 1) == 40 && mayCommandAt(i + 2) && commandAt(i + 2) && commandWord()) { hit(r, i, cmdE); return; }
+      if (i + 1 < len && at(txt, i + 1) == 40 && mayCommandAt(i + 2) && commandAt(i + 2)) {
+        if (commandWord()) { hit(r, i, cmdE); return; }
+        // or a word a dropped unit cuts: "$(w\\hoami)", "$(/bin/c\\at x)"
+        if (cmdE < len && dropStart(at(txt, cmdE)) && obfuscatedAt(cmdS, kindWordFilter(K_SHELL_RARE), kindWordFilter(K_SHELL_COMMAND)) >= 0) { hit(r, i, cmdE); return; }
+      }
       // (one look at the unit after "$(" first: "$($(..." costs no call)
       if (i + 2 < len && at(txt, i + 1) == 40) {
         const c2 = at(txt, i + 2);
