@@ -628,6 +628,8 @@ function verify(r: i32, k: i32, i: i32): bool {
   // the kinds' boundary before the literal, checked before its letters
   if (kind == K_PATH_WRAPPER && isAlnum(prev)) return false;
   if (kind == K_PATH_FILE && i > 0 && !isSep(prev)) return false;
+  // an option starts a word: "-exec /" inside "co-exec /path" is a hyphenated word
+  if (kind == K_SUBSTRING && first == 45 && (isAlnum(prev) || prev == 95)) return false;
   if (kind == K_JS_CALL && isAlnum(first) && isIdent(prev)) return false;
   if (!same(w, wl, i)) return false;
   const e = i + wl;
