@@ -133,10 +133,12 @@ function register(h: u32, r: i32, k: i32): void {
   store<u8>(windowTable + h, 1);
   const ep = entries + <usize>entryCount * ENTRY;
   const next = load<i32>(heads + (<usize>h << 2));
-  // the first sixteen units, and a phrase's first space
+  // the first sixteen units, up to a phrase's or substring's first space
   const w = paramPtr(r, k);
   const wl = paramLen(r, k);
   const phrase = ruleKindOf(r) == K_SQL_PHRASE;
+  // (a substring param's space matches a run of white space too: spacedSubstringEnd)
+  const spaced = phrase || ruleKindOf(r) == K_SUBSTRING;
   let pat: u64 = 0;
   let mask: u64 = 0;
   let pat2: u64 = 0;
@@ -144,7 +146,7 @@ function register(h: u32, r: i32, k: i32): void {
   let gap: u32 = ANY;
   for (let j = 0; j < 16 && j < wl; j++) {
     const c = <u32>load<u8>(w + j);
-    if (phrase && c == 32) {
+    if (spaced && c == 32) {
       if (j + 1 < 8 && j + 1 < wl && load<u8>(w + j + 1) != 32) gap = <u32>j | (fold(load<u8>(w + j + 1)) << 8);
       break;
     }
@@ -297,7 +299,9 @@ function registerAll(count: bool): void {
         registerOrCount(hash3(a, b, c), r, k, count);
         // a phrase's space matches any separator (white space, '+', a /* comment */): a space
         // inside the three-unit window is registered once per separator the text may hold
-        if (kind == K_SQL_PHRASE && (b == 32 || c == 32)) {
+        // (and a substring param's space any white space, spacedSubstringEnd: the '/' gap, there
+        // for SQL's comments, only costs a look)
+        if ((kind == K_SQL_PHRASE || kind == K_SUBSTRING) && (b == 32 || c == 32)) {
           for (let v = 0; v < 7; v++) {
             const f = <u32>load<u8>(PHRASE_GAPS + v);
             registerOrCount(hash3(a, b == 32 ? f : b, c == 32 ? f : c), r, k, count);
@@ -328,6 +332,32 @@ export let sawHexByte = false;
 
 @inline function same(w: usize, wl: i32, i: i32): bool {
   return pathLiteralAt(txt, len, i, w, wl);
+}
+
+/**
+ * A substring param at i, as same() compares it, but a space of the param matches a run of white
+ * space: a shell and a script read "'; return", "';\treturn" and "';  return" alike (the window
+ * hashes of such params are registered once per kind of white space). Where the match ends, or
+ * -1. A run is read from the end of what the param matched before it, so once per param that
+ * reaches it.
+ */
+function spacedSubstringEnd(w: usize, wl: i32, i: i32): i32 {
+  let t = i;
+  for (let q = 0; q < wl; q++) {
+    const pc = <u32>load<u8>(w + q);
+    if (t >= len) return -1;
+    const c = at(txt, t);
+    if (pc == 32) {
+      if (!isSpace(c)) return -1;
+      t++;
+      while (t < len && isSpace(at(txt, t))) t++;
+      continue;
+    }
+    const l = lower(c);
+    if (pc == 47 ? l != 47 && l != 92 : pc != l) return -1;
+    t++;
+  }
+  return t;
 }
 
 /** `name(` at i */
@@ -631,13 +661,15 @@ function verify(r: i32, k: i32, i: i32): bool {
   // an option starts a word: "-exec /" inside "co-exec /path" is a hyphenated word
   if (kind == K_SUBSTRING && first == 45 && (isAlnum(prev) || prev == 95)) return false;
   if (kind == K_JS_CALL && isAlnum(first) && isIdent(prev)) return false;
+  if (kind == K_SUBSTRING) {
+    const end = spacedSubstringEnd(w, wl, i);
+    if (end < 0) return false;
+    emitLit(r, i, end);
+    return true;
+  }
   if (!same(w, wl, i)) return false;
   const e = i + wl;
   const last = <u32>load<u8>(w + wl - 1);
-  if (kind == K_SUBSTRING) {
-    emitLit(r, i, e);
-    return true;
-  }
   if (kind == K_PATH_WRAPPER) {
     emitLit(r, i, e);
     return true;

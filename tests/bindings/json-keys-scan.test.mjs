@@ -73,6 +73,21 @@ describe('operator keys written as JavaScript or query-string keys in any value'
   });
 
   it.each([
+    "';\treturn true; var a='", "';   return this.role == 'admin' //", "';\n\nreturn true//", '";\r\n sleep(5000); var b="',
+    "'; \twhile(true){} //",
+  ])('the same with any run of white space after the semicolon (JavaScript reads them alike): %j', (v) => {
+    const f = scan(v).find((x) => x.rule === 'patterns.nosql.where-injection');
+    expect(f).toBeDefined();
+    expect(v.slice(f.start, f.end)).toMatch(/^['"];\s+(return|sleep|while)/);
+  });
+
+  it.each([
+    'Keep the box;\treturn it within 30 days', 'save();   return true;', "It's fine;\n\nreturn true to form",
+  ])('prose and code with white space runs there: %j', (v) => {
+    expect(scan(v).map((f) => f.rule)).not.toContain('patterns.nosql.where-injection');
+  });
+
+  it.each([
     'Keep the box; return it within 30 days', 'Keep the box; return this item by Friday',
     "It's fine; return true to form", 'If you hate it; return this.', 'if (ok) { save(); return true; }',
     'doIt(); return true // done',
