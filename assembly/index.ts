@@ -20,7 +20,7 @@ import { urlCandidates, MAX_URLS, buildInwardNames } from './urls';
 import { jsonKeyCandidate, scanOperatorText } from './jsonkeys';
 import { scanPath, resetPathCaches } from './path';
 import { scanLiterals, buildLiterals, literalFront, literalVerify, frontStopped, VECTOR_MIN } from './literals';
-import { classify, C_LT, C_PCT, C_AMP, C_NONASCII, C_COLON, C_SLASH, C_BSLASH, C_DQ, C_DOLLAR, C_LBRACK } from './classes';
+import { classify, C_LT, C_PCT, C_AMP, C_NONASCII, C_COLON, C_SLASH, C_BSLASH, C_DQ, C_DOLLAR, C_LBRACK, C_EQ } from './classes';
 import { sanitize, sanitizedPtr } from './sanitize';
 import { punctReset, initText, at, isAlpha, countOf4, jsEscapeIn, escVal, escLen } from './text';
 import { DEFAULT_RULES, DEFAULT_RULES_LEN } from './generated/rules-blob';
@@ -343,8 +343,8 @@ export function scan_batch(): i32 {
     // bit 2: a JSON object or array that may hold a listed key (after the literal pass: its quote bitmap serves)
     const json = (mask & C_DQ) != 0 && jsonStart(p, n);
     if (json && jsonKeyCandidate(p, n)) store<u8>(changed + <usize>i, load<u8>(changed + <usize>i) | 4);
-    // operator keys written as JavaScript or query-string keys ({ $ne: 1 }, [$ne]=1)
-    if ((mask & C_DOLLAR) != 0 && (mask & (C_COLON | C_LBRACK)) != 0) scanOperatorText(p, n, json);
+    // operator keys written as JavaScript or query-string keys ({ $ne: 1 }, [$ne]=1, .$ne=1)
+    if ((mask & C_DOLLAR) != 0 && (mask & (C_COLON | C_LBRACK | C_EQ)) != 0) scanOperatorText(p, n, json);
     // bit 1: URLs the bindings must judge, listed in `urls` (after the literal pass: its colon bitmap serves)
     // (or a value that is one URL without slashes: "http:127.0.0.1")
     if ((mask & C_COLON) != 0 && ((mask & (C_SLASH | C_BSLASH)) != 0 || startsWithLetter(p, n)) &&

@@ -76,6 +76,11 @@ export function scanOperatorText(p: usize, n: i32, jsonLike: bool): void {
           const r = ruleWithWord(K_OBJECT_KEY, p, i, l);
           if (r >= 0 && !fired(r)) { emit(r, i - 1, k + 1); return; }
         }
+      } else if (prev == 46 && next == 61 && dottedKeyBefore(p, i - 1)) {
+        // a query key in dot notation ("user.$ne=1": qs's allowDots, and other parsers, make it
+        // { user: { $ne: 1 } })
+        const r = ruleWithWord(K_OBJECT_KEY, p, i, l);
+        if (r >= 0 && !fired(r)) { emit(r, i - 1, k + 1); return; }
       } else if (next == 58 || next == 32 || next == 9 || next == 39 || next == 34) {
         // in quotes when the same quote closes the name ('$gt', "$where" outside JSON and before
         // the value's first '{': a member added past the end of a JSON string, not JSON shown in
@@ -103,6 +108,22 @@ export function scanOperatorText(p: usize, n: i32, jsonLike: bool): void {
     }
     i = nextKeyDollar(p, k > i + 1 ? k : i + 1, n);
   }
+}
+
+/**
+ * The '.' at d ends a query key: one or more key units (letters, digits, '_', '-', '.', '[', ']')
+ * back to the value's start or a '&', '?' or ';' of a query string (at most 64 units; not a
+ * variable's member, "$obj.$ne=").
+ */
+function dottedKeyBefore(p: usize, d: i32): bool {
+  let q = d;
+  while (q > 0 && d - q < 64) {
+    const c = at(p, q - 1);
+    if (!(isAlnum(c) || c == 95 || c == 45 || c == 46 || c == 91 || c == 93)) break;
+    q--;
+  }
+  if (q == d) return false;
+  return q == 0 || at(p, q - 1) == 38 || at(p, q - 1) == 63 || at(p, q - 1) == 59;
 }
 
 // The value's first '{' (-2: not looked for yet in this value; n when there is none).

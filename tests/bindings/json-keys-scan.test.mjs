@@ -46,6 +46,9 @@ describe('operator keys written as JavaScript or query-string keys in any value'
     ['filter[$or][0][name]=x', 'patterns.nosql.operator-key [$or]'],
     ['user[$ne] =1', 'patterns.nosql.operator-key [$ne]'],
     ['"$ne:1', 'patterns.nosql.operator-key $ne:'],
+    ['user.$ne=1', 'patterns.nosql.operator-key .$ne='],
+    ['name=a&pass.$regex=^a', 'patterns.nosql.operator-key .$regex='],
+    ['filter.role.$in=admin', 'patterns.nosql.operator-key .$in='],
   ])('%s', (v, want) => expect(keyRules(v)).toContain(want));
 
   it.each([
@@ -53,6 +56,7 @@ describe('operator keys written as JavaScript or query-string keys in any value'
     'see {$ne} here', 'ratio $ne::x', '$_GET[$type]', 'x[$size]', '$arr[$set] = 1;', '$arr[$set]=1', 'Options ($in: stock)',
     'Fields: $size, $type: both', '{"$schema": "x", "$comment": "hi"}', "' } ], $comment:'x'", 'see {"a": 1, "$ne": 1} inline',
     'Why does {"status": "A", "$or": [{"qty": 5}]} fail?', '$arr[$set][0] = 1',
+    '$obj.$set=1', 'echo $a.$in=3', 'total.$5=', 'Set user.$name = x', 'see a.$ne here',
   ])('benign: %s', (v) => expect(keyRules(v)).toEqual([]));
 
   it('rules.disable switches it off', () => {
