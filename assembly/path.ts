@@ -58,8 +58,27 @@ function traversal(r: i32): void {
       hit(r, i > 0 ? i - 1 : i, k < len ? k + 1 : k);
       return;
     }
+    // ".. /": Windows drops the spaces that end a segment, so ".. /.. /" climbs; one such
+    // segment is prose's ("I said .. / then"), so a second '..' segment must follow it
+    if (k < len && at(txt, k) == 32) {
+      const e = spacedDots(k);
+      if (e > 0 && e + 1 < len && at(txt, e) == 46 && at(txt, e + 1) == 46) {
+        const f = spacedDots(e + 2);
+        if (f > 0) { hit(r, i > 0 ? i - 1 : i, f); return; }
+      }
+    }
     i = j - 1;
   }
+}
+
+/**
+ * After a '..' segment's dots, at k: at most 16 spaces (none needed), then a separator. The unit
+ * after the separator, or -1.
+ */
+function spacedDots(k: i32): i32 {
+  let s = k;
+  while (s < len && at(txt, s) == 32 && s - k < 16) s++;
+  return s < len && isSep(at(txt, s)) ? s + 1 : -1;
 }
 
 @inline function paramAt(w: usize, wl: i32, i: i32): bool {

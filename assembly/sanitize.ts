@@ -65,7 +65,11 @@ function applySpans(p: usize, n: i32, replace: bool): void {
   resLen = o;
 }
 
-/** Removes "../" and "..\" as if repeatedly until none is left, in one pass (a stack). */
+/**
+ * Removes "../" and "..\" as if repeatedly until none is left, in one pass (a stack). Also the
+ * forms the path detector reads as a step up where two or more dots start a segment: "..;x=1/" (a path
+ * parameter, at most 64 units) and ".. /" (at most 16 spaces, which Windows drops).
+ */
 function stripTraversal(p: usize, n: i32): void {
   const out = arenaAlloc((<usize>n + 8) << 1);
   let o = 0;
@@ -73,7 +77,21 @@ function stripTraversal(p: usize, n: i32): void {
     const c = at(p, i);
     store<u16>(out + (<usize>o << 1), <u16>c);
     o++;
-    if ((c == 47 || c == 92) && o >= 3 && at(out, o - 2) == 46 && at(out, o - 3) == 46) o -= 3;
+    if (c != 47 && c != 92) continue;
+    if (o >= 3 && at(out, o - 2) == 46 && at(out, o - 3) == 46) { o -= 3; continue; }
+    // the unit before the separator: the end of a run of spaces, or of a path parameter
+    let t = o - 1;
+    if (t > 0 && at(out, t - 1) == 32) {
+      while (t > 0 && at(out, t - 1) == 32 && o - 1 - t < 16) t--;
+    } else {
+      let q = t;
+      while (q > 0 && at(out, q - 1) != 59 && at(out, q - 1) != 47 && at(out, q - 1) != 92 && t - q < 64) q--;
+      if (q > 0 && at(out, q - 1) == 59) t = q - 1; else continue;
+    }
+    // two or more dots there, starting a segment
+    let d = t;
+    while (d > 0 && at(out, d - 1) == 46) d--;
+    if (t - d >= 2 && (d == 0 || at(out, d - 1) == 47 || at(out, d - 1) == 92)) o = d;
   }
   resPtr = out;
   resLen = o;
