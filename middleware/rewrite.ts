@@ -1,7 +1,7 @@
 // Sanitize mode's rewriting: only the keys and values that have a finding change, in place,
-// and every other value stays byte-identical. Hostile values become the engine's sanitized
-// text; operator and prototype keys go with their values; a hostile key is renamed to its
-// sanitized text, or dropped when nothing usable is left.
+// and every other value stays byte-identical. Hostile values become their neutralized text
+// (neutralize below); operator and prototype keys go with their values; a hostile key is renamed
+// to its neutralized text, or dropped when nothing usable is left.
 
 import type { Engine } from '../bindings/engine.js';
 import { define } from '../bindings/object.js';
@@ -27,6 +27,31 @@ function containerOf(root: object, path: Path): Record<string | number, unknown>
     c = (c as Record<string | number, unknown>)[path[i]!];
   }
   return c !== null && typeof c === 'object' ? (c as Record<string | number, unknown>) : null;
+}
+
+/**
+ * The text sanitize mode gives a value that has a finding: SPEC's sanitizeString pipeline; when
+ * the engine still finds something in that, the same with the sanitizers of the vectors it still
+ * finds switched on too (command, template, XML); when even that leaves a finding, an empty
+ * string. So the handler never receives a value the engine flags, whatever the vector: the
+ * default pipeline leaves a command line or a template expression as it is, and some vectors
+ * have no sanitizer at all (a URL to an internal address, an LDAP filter).
+ */
+export function neutralize(engine: Engine, value: string): string {
+  const s = engine.sanitize(value);
+  const left = engine.scan(s);
+  if (left.length === 0) return s;
+  let command = false;
+  let ssti = false;
+  let xxe = false;
+  for (const f of left) {
+    if (f.vector === 'command') command = true;
+    else if (f.vector === 'ssti') ssti = true;
+    else if (f.vector === 'xxe') xxe = true;
+  }
+  if (!command && !ssti && !xxe) return '';
+  const t = engine.sanitize(value, { command, ssti, xxe });
+  return engine.scan(t).length === 0 ? t : '';
 }
 
 const SCAN_EDITS = 16;
@@ -70,14 +95,14 @@ export function applyEdits(root: object, edits: Edit[], engine: Engine, isDanger
     if (c === null || !hasOwn(c, k)) continue;
     if (e.part === 'value') {
       const v = c[k];
-      if (typeof v === 'string') define(c, k, engine.sanitize(v));
+      if (typeof v === 'string') define(c, k, neutralize(engine, v));
       continue;
     }
     if (Array.isArray(c)) continue; // an index is never a hostile key
     const value = c[k];
     delete c[k];
     if (e.structural) continue;
-    const name = engine.sanitize(String(k));
+    const name = neutralize(engine, String(k));
     if (name.length === 0 || hasOwn(c, name) || isDangerousKey(name)) continue;
     define(c, name, value);
   }

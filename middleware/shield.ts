@@ -15,7 +15,7 @@ import { compileExclude, type ExcludeOptions } from './exclude.js';
 import { compileHpp, resolvePollution, setQuery, type HppOptions } from './hpp.js';
 import { queryFromUrl } from './express-proto.js';
 import { createIpHasher, ipHashKey } from './ip-hash.js';
-import { applyEdits, type Edit } from './rewrite.js';
+import { applyEdits, neutralize, type Edit } from './rewrite.js';
 import { normalizeRoute, routeTemplate } from './route.js';
 import { detach } from '../bindings/text.js';
 import { securityHeaderSetter, type SecurityHeadersOptions } from './security-headers.js';
@@ -240,7 +240,7 @@ function rewriteCookies(req: Req, header: string, cookies: CookieEntry[], edits:
       for (const jar of jars) if (Object.prototype.hasOwnProperty.call(jar, c.name)) delete jar[c.name];
       continue;
     }
-    const clean = engine.sanitize(c.scanned);
+    const clean = neutralize(engine, c.scanned);
     pieces.push(header.slice(c.valueEnd, keptTo), (c.json ? 'j:' : '') + encodeURIComponent(clean));
     keptTo = c.valueStart;
     for (const jar of jars) {
@@ -491,6 +491,14 @@ export function shield(options: ShieldOptions = {}): (req: Req, res: Res, next: 
       }
       if (touched.has('path')) {
         const p = root.path as string[];
+        // a segment with nothing usable left (neutralize made it empty): no route would match
+        // what remains, so the request is refused rather than sent on to a 404
+        for (const e of edits) {
+          if (e.path[0] === 'path' && e.part === 'value' && p[e.path[1] as number] === '') {
+            refuse(req, res, 403, { error: 'blocked', vector: top.vector, incident }, top, context);
+            return;
+          }
+        }
         let newPath: string;
         if (crossSegment && p[0] !== rawPath) {
           // a finding spread over segments: the whole path's sanitized text, re-encoded segment by segment
