@@ -128,10 +128,18 @@ function plainPublic(i: i32): bool {
   let letters = 0;
   while (k < len && k - hs < 256) {
     const c = at(txt, k);
-    if (c == 47 || c == 63 || c == 35 || c <= 32) break;
+    if (c == 47 || c <= 32) break;
+    // '#': and an '@' before the first '/' or '?', which other parsers read as the end of a
+    // userinfo ("http://public.com#@127.0.0.1/": the bindings judge that host)
+    if (c == 35) {
+      if (atBeforeSlash(k + 1)) return false;
+      break;
+    }
+    if (c == 63) break;
     if (c == 58) {
       let d = k + 1;
       while (d < len && isDigit(at(txt, d))) d++;
+      if (d < len && at(txt, d) == 35 && atBeforeSlash(d + 1)) return false;
       if (d < len && !(at(txt, d) == 47 || at(txt, d) == 63 || at(txt, d) == 35 || at(txt, d) <= 32)) return false;
       break;
     }
@@ -156,6 +164,17 @@ function plainPublic(i: i32): bool {
   if (specialName(hs, he) || inwardSuffix(hs, he)) return false;
   if ((he - hs >= 9 && hasAt(he - 9, '.internal')) || (he - hs >= 6 && hasAt(he - 6, '.local'))) return false;
   return true;
+}
+
+/** An '@' at or after i, before a '/', '?', white space or the end (at most 512 units: ssrf-scan.ts differentialHost). */
+function atBeforeSlash(i: i32): bool {
+  const stop = i + 512 < len ? i + 512 : len;
+  for (let k = i; k < stop; k++) {
+    const c = at(txt, k);
+    if (c == 64) return true;
+    if (c == 47 || c == 63 || c <= 32) return false;
+  }
+  return false;
 }
 
 export const MAX_URLS = 16; // candidate URLs listed per value; more: the bindings read on from the last

@@ -222,6 +222,10 @@ export function urlFinding(text: string, rules: UrlTargetRules, start = 0, only 
     if (internal && rules.internal && !plainPublicName(text, colon + 1, e, rules.internal) && pointsInside(url, scheme, rules.internal)) {
       return finding('ssrf', rules.internal.id, text, s, e);
     }
+    if (internal && rules.internal && ae < e && (text.charCodeAt(ae) === 92 || text.charCodeAt(ae) === 35)) {
+      const h = differentialHost(text, ae, e);
+      if (h !== null && differentialInside(h, rules.internal)) return finding('ssrf', rules.internal.id, text, s, e);
+    }
     // remembered with the unit that ended the authority, when / \\ ? # ended it (not the end
     // of the URL or MAX_URL, where what follows could differ)
     lastUrl = ae < e ? text.slice(s, ae + 1) : '';
@@ -231,6 +235,52 @@ export function urlFinding(text: string, rules: UrlTargetRules, start = 0, only 
 }
 
 const MAX_URL = 4096; // longer URLs are judged on their first 4096 units
+
+/**
+ * Where WHATWG ends the authority at a '\\' or '#' (at `ae`), the host after a later '@' before
+ * the first '/', '?' or white space, as parsers that end the authority only at '/' read it (and
+ * take the userinfo up to its last '@'): "http://public.com\\@127.0.0.1/" (Python's urllib),
+ * "http://public.com#@10.0.0.1/" (older PHP parse_url). An application that checks the host with
+ * one parser and fetches with another reaches the second host. Null when no '@' follows (at most
+ * 512 units are read).
+ */
+function differentialHost(text: string, ae: number, e: number): string | null {
+  const stop = e < ae + 512 ? e : ae + 512;
+  let at = -1;
+  let k = ae;
+  for (; k < stop; k++) {
+    const c = text.charCodeAt(k);
+    if (c === 47 || c === 63 || c <= 32) break;
+    if (c === 64) at = k;
+  }
+  if (at < 0) return null;
+  const h = at + 1;
+  let he = h;
+  if (text.charCodeAt(h) === 91) {
+    // an IPv6 literal: up to its ']'
+    while (he < k && text.charCodeAt(he) !== 93) he++;
+    if (he < k) he++;
+  } else {
+    while (he < k) {
+      const c = text.charCodeAt(he);
+      if (c === 58 || c === 92 || c === 63 || c === 35) break;
+      he++;
+    }
+  }
+  return he > h ? text.slice(h, he) : null;
+}
+
+/**
+ * The host after a differential '@' is an internal address or name as validateUrl judges it (an
+ * IPv4 form, a bracketed IPv6 literal, localhost, a metadata name), or a dotted inward name
+ * ("localtest.me"); not a single word the inward suffixes list ("?ref=@home", "#@corp" are
+ * handles in a query or fragment).
+ */
+function differentialInside(host: string, rule: InternalTargetRule): boolean {
+  const w = validateUrl(`http://${host}/`);
+  if (!w.ok && w.reason !== null && INTERNAL_REASONS.has(w.reason)) return true;
+  return host.includes('.') && inwardInside(host.toLowerCase(), rule);
+}
 
 /** The first unit after leading controls and spaces (which WHATWG parsing trims). */
 function firstUnit(text: string): number {
@@ -310,6 +360,16 @@ function judgeInside(url: string, scheme: string, rule: InternalTargetRule): boo
   if (v.reason === 'invalid') {
     // a URL WHATWG refuses may still reach a lenient client: judge its first host-like token
     const rest = url.slice(scheme.length + 1).replace(/^[\/\\]+/, '');
+    // an IPv6 literal with a zone ("[::1%25eth0]", "[fe80::1%en0]": WHATWG refuses zones, a
+    // client that takes them reaches that interface's address)
+    if (rest.charCodeAt(0) === 91) {
+      const close = rest.indexOf(']');
+      const pct = rest.indexOf('%');
+      if (close > 0 && pct > 0 && pct < close && close < 64) {
+        const w = validateUrl(`http://${rest.slice(0, pct)}]/`);
+        return !w.ok && w.reason !== null && INTERNAL_REASONS.has(w.reason);
+      }
+    }
     let k = 0;
     while (k < rest.length && k < 256 && !':/\\@?#'.includes(rest[k])) k++;
     const host = rest.slice(0, k);
