@@ -13,7 +13,7 @@ import {
   firstRule, nextRule, ruleEnabled, paramFind, paramCount, paramPtr, paramLen, ruleWithWord, enabledRule, kindWordFilter, filterMayHave,
 } from './rules';
 import { emit, fired } from './findings';
-import { plusIsSpaceIn, C_SQ, C_DQ, C_BQ, C_SEMI, C_EQ, C_LP, C_RP, C_STAR, C_HASH, C_PIPE, C_AMP, C_LT, C_GT, C_AT, C_BANG, C_ALPHA, C_BSLASH, C_SPACE, C_PLUS, C_COLON } from './classes';
+import { plusIsSpaceIn, C_SQ, C_DQ, C_BQ, C_SEMI, C_EQ, C_LP, C_RP, C_STAR, C_HASH, C_PIPE, C_AMP, C_LT, C_GT, C_AT, C_BANG, C_ALPHA, C_BSLASH, C_SPACE, C_PLUS, C_COLON, C_DIGIT, C_UNDERSCORE } from './classes';
 import { stripMode, addSpan } from './spans';
 
 // token types
@@ -2978,6 +2978,9 @@ function startsLikeSql(): bool {
     if ((a == 111 && b == 114) || (a == 97 && b == 110) || (a == 120 && b == 111) || (a == 110 && b == 111)) return true; // or and xor not
   }
   if (l == 5 && lower(c) == 117) return true; // union
+  // (stackedFilter, set by scanSql: most first words have a length, first and last letter no
+  // statement keyword has, and need no walk over the rules)
+  if (!filterMayHave(stackedFilter, txt, i, l)) return false;
   let r = firstRule(K_SQL_STACKED);
   while (r >= 0) { if (ruleEnabled(r) && paramFind(r, txt, i, l) >= 0) return true; r = nextRule(r); }
   return false;
@@ -3241,8 +3244,10 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   sqBreak = -1;
   dqBreak = -1;
   deepUnionAt = -1;
-  // numbers, dates, phone numbers: digits with - . / : + , and spaces cannot hold SQL
-  if (n == 0 || (mask & SQL_CLASSES) == 0) return;
+  // numbers, dates, phone numbers: digits with - . / : + , and spaces cannot hold SQL; nor can
+  // one run of letters, digits and '_' ("desc", "price_asc", "9b1deb4d"): one token, which no
+  // judge reads alone
+  if (n == 0 || (mask & SQL_CLASSES) == 0 || (mask & ~(C_ALPHA | C_DIGIT | C_UNDERSCORE)) == 0) return;
   plusSpace = plusIsSpaceIn(p, n, mask);
   gluedSplit = (mask & (C_EQ | C_LT | C_GT | C_SQ | C_DQ | C_LP | C_HASH | C_STAR)) != 0;
   doubleDashIs = -2;
