@@ -13,7 +13,7 @@ import {
   firstRule, nextRule, ruleEnabled, paramFind, paramCount, paramPtr, paramLen, ruleWithWord, enabledRule, kindWordFilter, filterMayHave,
 } from './rules';
 import { emit, fired } from './findings';
-import { plusIsSpaceIn, C_SQ, C_DQ, C_BQ, C_SEMI, C_EQ, C_LP, C_RP, C_STAR, C_HASH, C_PIPE, C_AMP, C_LT, C_GT, C_AT, C_BANG, C_ALPHA, C_BSLASH, C_SPACE, C_PLUS, C_COLON, C_DIGIT, C_UNDERSCORE } from './classes';
+import { plusIsSpaceIn, C_SQ, C_DQ, C_BQ, C_SEMI, C_EQ, C_LP, C_RP, C_STAR, C_HASH, C_PIPE, C_AMP, C_LT, C_GT, C_AT, C_BANG, C_ALPHA, C_BSLASH, C_SPACE, C_PLUS, C_COLON, C_DIGIT, C_UNDERSCORE, C_DOT, C_DASH } from './classes';
 import { stripMode, addSpan } from './spans';
 
 // token types
@@ -3231,6 +3231,33 @@ function judgedByNone(c: i32): bool {
  * never re-lex what an earlier window judged; the quote windows are at most four per value, each
  * bounded; so the work stays linear in the value.
  */
+/**
+ * p[0, n) starts with a letter or '_', and its first word (letters, digits, '_') is no boolean
+ * operator (OR, AND, XOR, NOT: the two- and three-letter words startsLikeSql reads) nor UNION.
+ */
+function plainNameFirst(p: usize, n: i32): bool {
+  const c = at(p, 0);
+  if (!(isAlpha(c) || c == 95)) return false;
+  let k = 1;
+  while (k < n && (isAlpha(at(p, k)) || isDigit(at(p, k)) || at(p, k) == 95)) k++;
+  if (k == 2 || k == 3) {
+    const a = lower(c);
+    const b = lower(at(p, 1));
+    if ((a == 111 && b == 114) || (a == 97 && b == 110) || (a == 120 && b == 111) || (a == 110 && b == 111)) return false;
+  }
+  return !(k == 5 && lower(c) == 117);
+}
+
+/** p[0, n) holds "--" (each '-' found by find1, so linear). */
+function doubleDashIn(p: usize, n: i32): bool {
+  let k = find1(p, 0, n, 45);
+  while (k + 1 < n) {
+    if (at(p, k + 1) == 45) return true;
+    k = find1(p, k + 1, n, 45);
+  }
+  return false;
+}
+
 export function scanSql(p: usize, n: i32, mask: u32): void {
   txt = p;
   len = n;
@@ -3245,9 +3272,13 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   dqBreak = -1;
   deepUnionAt = -1;
   // numbers, dates, phone numbers: digits with - . / : + , and spaces cannot hold SQL; nor can
-  // one run of letters, digits and '_' ("desc", "price_asc", "9b1deb4d"): one token, which no
-  // judge reads alone
-  if (n == 0 || (mask & SQL_CLASSES) == 0 || (mask & ~(C_ALPHA | C_DIGIT | C_UNDERSCORE)) == 0) return;
+  // letters, digits, '_', '.' and '-' without white space or "--" that start with a name other
+  // than a boolean operator or UNION ("desc", "price_asc", "en-US", "john.doe"): names joined by
+  // operators, which no judge reads ("1-true", "0x1-true" are a numeric context's boolean and
+  // "or-1" an implied operand's: read)
+  if (n == 0 || (mask & SQL_CLASSES) == 0) return;
+  if ((mask & ~(C_ALPHA | C_DIGIT | C_UNDERSCORE | C_DOT | C_DASH)) == 0 && plainNameFirst(p, n) &&
+    ((mask & C_DASH) == 0 || !doubleDashIn(p, n))) return;
   plusSpace = plusIsSpaceIn(p, n, mask);
   gluedSplit = (mask & (C_EQ | C_LT | C_GT | C_SQ | C_DQ | C_LP | C_HASH | C_STAR)) != 0;
   doubleDashIs = -2;
