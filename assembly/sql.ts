@@ -3272,12 +3272,13 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   dqBreak = -1;
   deepUnionAt = -1;
   // numbers, dates, phone numbers: digits with - . / : + , and spaces cannot hold SQL; nor can
-  // letters, digits, '_', '.' and '-' without white space or "--" that start with a name other
-  // than a boolean operator or UNION ("desc", "price_asc", "en-US", "john.doe"): names joined by
-  // operators, which no judge reads ("1-true", "0x1-true" are a numeric context's boolean and
-  // "or-1" an implied operand's: read)
+  // letters, digits, '_', '.', '-' and '@' without white space or "--" that start with a name
+  // other than a boolean operator or UNION ("desc", "price_asc", "en-US", "john.doe@example.com";
+  // a system variable, @@version, is the literal pass's): names joined by operators, which no
+  // judge reads ("1-true", "0x1-true" are a numeric context's boolean, "or-1" an implied
+  // operand's: read)
   if (n == 0 || (mask & SQL_CLASSES) == 0) return;
-  if ((mask & ~(C_ALPHA | C_DIGIT | C_UNDERSCORE | C_DOT | C_DASH)) == 0 && plainNameFirst(p, n) &&
+  if ((mask & ~(C_ALPHA | C_DIGIT | C_UNDERSCORE | C_DOT | C_DASH | C_AT)) == 0 && plainNameFirst(p, n) &&
     ((mask & C_DASH) == 0 || !doubleDashIn(p, n))) return;
   plusSpace = plusIsSpaceIn(p, n, mask);
   gluedSplit = (mask & (C_EQ | C_LT | C_GT | C_SQ | C_DQ | C_LP | C_HASH | C_STAR)) != 0;
