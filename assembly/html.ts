@@ -847,11 +847,40 @@ function attrBreakoutAt(i: i32): void {
   while (k < len && isAlpha(at(txt, k))) k++;
   const ne = k;
   while (k < len && sp(at(txt, k))) k++;
+  if (k >= len || at(txt, k) != 61) return;
   // the whole name must be a listed event handler: '"ok" online=true' names no event
-  if (k < len && at(txt, k) == 61 && filterMayHave(attrBreakoutFilter, txt, j, ne - j)) {
+  if (filterMayHave(attrBreakoutFilter, txt, j, ne - j)) {
     const r = ruleWithWord(K_ATTR_BREAKOUT, txt, j, ne - j);
-    if (r >= 0) hit(r, i, k + 1);
+    if (r >= 0) { hit(r, i, k + 1); return; }
   }
+  // an event the list lacks ('" onmove="print()', '" onpointerlockchange=...': browsers add
+  // events, old ones linger): "on" and three letters or more, and a value that is a call
+  if (ne - j >= 5) {
+    const e = callValueAt(k + 1);
+    if (e >= 0) {
+      const r = enabledRule(K_ATTR_BREAKOUT);
+      if (r >= 0) hit(r, i, e + 1);
+    }
+  }
+}
+
+/**
+ * An attribute value from k (after its '=') that is a call: optional white space and quote, a
+ * name (word units, '.', escapes; at most 64 units) and right after it '(' or '`' ("print()",
+ * "top.print()", "\u0061lert`1`"). The index of the '(' or '`', or -1. "true", "done", "(pending)"
+ * and "a b(c)" are no calls.
+ */
+function callValueAt(k: i32): i32 {
+  while (k < len && sp(at(txt, k))) k++;
+  if (k < len && (at(txt, k) == 34 || at(txt, k) == 39)) k++;
+  const s = k;
+  if (k >= len || !(isAlpha(at(txt, k)) || at(txt, k) == 95 || at(txt, k) == 36 || at(txt, k) == 92)) return -1;
+  while (k < len && k - s < 64) {
+    const c = at(txt, k);
+    if (isWordUnit(c) || c == 46 || c == 92) { k++; continue; }
+    return c == 40 || c == 96 ? k : -1;
+  }
+  return -1;
 }
 
 // The identifier jsIdent read: it ends at idE; its name has idLen units, and when it held an
