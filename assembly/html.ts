@@ -667,7 +667,7 @@ function skipGap(i: i32): i32 {
   let budget = -1; // units left to read, once a comment has started
   while (i < len) {
     const c = at(txt, i);
-    if (sp(c)) {
+    if (sp(c) || jsSpace(c)) {
       i++;
       if (budget >= 0 && --budget < 0) { gapCapped = true; return i; }
       continue;
@@ -689,6 +689,14 @@ function skipGap(i: i32): i32 {
     break;
   }
   return i;
+}
+
+/**
+ * JavaScript's white space and line terminators beyond ASCII that NFKC leaves as they are
+ * (U+1680, U+2028, U+2029; it makes U+2000-U+200A, U+205F, U+3000 and U+00A0 a plain space).
+ */
+@inline function jsSpace(c: u32): bool {
+  return c == 0x1680 || c == 0x2028 || c == 0x2029;
 }
 
 // ; , + - * / | & ) } ] ? : ^ % < > = as bits of two words (character codes below 64, and 64-127)
@@ -743,12 +751,17 @@ function scanBreakouts(): void {
   // can follow (the common case in text: "don't", "it's", {"a":...)
   if (isAlnum(q) && (q | 32) != 111) return;
   // neither white space, '/' nor "on" after the quote: only an operator directly, then one of
-  // what the operator run, an identifier (or its escape), an array, a gap or another operator
-  // starts with ("');import(...)", "'});fetch(...)", "'),x"; '{"a":{' ends here)
+  // what the operator run, an identifier (or its escape), an array, an object, a gap or another
+  // operator starts with ("');import(...)", "'});fetch(...)", "'),x"; '{"a":{' ends here)
+  // (or a JavaScript line terminator, U+2028 or U+2029, which ends the statement as ';' would)
   if (!(sp(q) || q == 47 || (q | 32) == 111)) {
+    if (q == 0x2028 || q == 0x2029) {
+      if (rJs) breakoutJs(i);
+      return;
+    }
     if (!jsOperator(q)) return;
     const c = i + 2 < len ? at(txt, i + 2) : 0;
-    if (!(isAlnum(c) || c == 95 || c == 36 || c == q || sp(c) || c == 40 || c == 126 || c == 33 || c == 47 || c == 91 || c == 92 || jsOperator(c))) return;
+    if (!(isAlnum(c) || c == 95 || c == 36 || c == q || sp(c) || jsSpace(c) || c == 40 || c == 126 || c == 33 || c == 47 || c == 91 || c == 123 || c == 92 || jsOperator(c))) return;
   }
   // "on..." after white space or '/', or at once
   if (rAttr >= 0 && (sp(q) || q == 47 || (q | 32) == 111)) attrBreakoutAt(i);
@@ -985,14 +998,15 @@ function breakoutJs(i: i32): void {
   while (j < len && isSpace(at(txt, j))) j++;
   if (j >= len) return;
   const op = at(txt, j);
-  if (!jsOperator(op)) return;
-  j++;
   let broken = false; // a line break in the operator run: only the first word is judged
+  if (op == 0x2028 || op == 0x2029) broken = true; // "'\u2028import(...)": the string's statement ends
+  else if (!jsOperator(op)) return;
+  j++;
   while (j < len) {
     const c = at(txt, j);
     if (!(c == op || c == 40 || c == 126 || c == 33)) {
-      if (!sp(c)) break;
-      if (c == 10 || c == 13) broken = true;
+      if (!(sp(c) || jsSpace(c))) break;
+      if (c == 10 || c == 13 || c == 0x2028 || c == 0x2029) broken = true;
     }
     j++;
   }
@@ -1039,7 +1053,7 @@ function breakoutJs(i: i32): void {
     // a word after a word (prose; any non-ASCII unit is a letter here) or a member ("x.open(")
     // is no global sink
     let pAt = s - 1;
-    while (pAt > i && isSpace(at(txt, pAt))) pAt--;
+    while (pAt > i && (isSpace(at(txt, pAt)) || jsSpace(at(txt, pAt)))) pAt--;
     const pc = at(txt, pAt);
     if (isAlnum(pc) || pc == 95 || pc == 36 || pc == 46 || pc >= 0x80) continue;
     if (fired(r)) return;
@@ -1084,7 +1098,68 @@ function breakoutJs(i: i32): void {
         if (isAlnum(b) || b == 95 || b == 36 || b == 41 || b == 93) { hit(r, i, m + 1); return; }
       }
     }
+    const z = heldThenCalled(pc, pAt, k);
+    if (z >= 0) { hit(r, i, z); return; }
   }
+}
+
+/**
+ * A sink held in a literal or an assignment and reached from it, where pc (at pAt, before the
+ * sink) and the unit at k (after it and its gap) show which: "(x=alert)(1)" (an assignment in
+ * brackets, called), "[alert][0](1)" (an array, indexed by a number, called), "{x:alert}.x(1)" (an
+ * object, its member called) and "{toString:alert}" (an object JavaScript calls the member of when
+ * it turns it into a string or a number: "'-{toString:alert}+'"). Where the match ends, or -1.
+ * Reads at most a few units past k (an index of at most 3 digits, a member name of at most 32).
+ */
+function heldThenCalled(pc: u32, pAt: i32, k: i32): i32 {
+  if (k >= len) return -1;
+  const d = at(txt, k);
+  if (pc == 61 && d == 41) {
+    // (not "==", "<=", "!=", ">=": a comparison in brackets)
+    const b = pAt > 0 ? at(txt, pAt - 1) : 0;
+    if (b == 61 || b == 33 || b == 60 || b == 62) return -1;
+    const m = pastSpace(k + 1);
+    return m < len && (at(txt, m) == 40 || at(txt, m) == 96) ? m + 1 : -1;
+  }
+  if (pc == 91 && d == 93) {
+    let m = k + 1;
+    if (m >= len || at(txt, m) != 91) return -1;
+    m++;
+    const ds = m;
+    while (m < len && m - ds < 3 && isDigit(at(txt, m))) m++;
+    if (m == ds || m >= len || at(txt, m) != 93) return -1;
+    m = pastSpace(m + 1);
+    return m < len && (at(txt, m) == 40 || at(txt, m) == 96) ? m + 1 : -1;
+  }
+  if (pc == 58 && (d == 125 || d == 44)) {
+    // the member's name before the ':', right after '{' or ','
+    let ke = pAt;
+    while (ke > 0 && isSpace(at(txt, ke - 1))) ke--;
+    let ks = ke;
+    while (ks > 0 && ke - ks < 32 && isWordUnit(at(txt, ks - 1))) ks--;
+    if (ks == ke || ks == 0) return -1;
+    let b = ks - 1;
+    while (b > 0 && isSpace(at(txt, b))) b--;
+    const o = at(txt, b);
+    if (o != 123 && o != 44) return -1;
+    if (wordEq(ks, ke - ks, 'tostring') || wordEq(ks, ke - ks, 'valueof')) return k + 1;
+    if (d != 125) return -1;
+    // "{x:alert}.x(": the same name read as a member and called
+    let m = k + 1;
+    if (m >= len || at(txt, m) != 46) return -1;
+    m++;
+    const ms = m;
+    while (m < len && m - ms < 32 && isWordUnit(at(txt, m))) m++;
+    if (m - ms != ke - ks || !sameName(ks, ms, ke - ks)) return -1;
+    return m < len && (at(txt, m) == 40 || at(txt, m) == 96) ? m + 1 : -1;
+  }
+  return -1;
+}
+
+/** txt[a, a + l) and txt[b, b + l) hold the same units, ASCII case aside (a filter may fold case). */
+function sameName(a: i32, b: i32, l: i32): bool {
+  for (let j = 0; j < l; j++) if (lower(at(txt, a + j)) != lower(at(txt, b + j))) return false;
+  return true;
 }
 
 /** JavaScript keywords that take an operand: "void x", "new X", "throw x" run. */
