@@ -7,7 +7,7 @@
 // happens at most once per text read (at most three texts per value).
 
 import {
-  at, lower, lowerLiteralIs, lowerWordIs, isAlpha, isAlnum, isDigit, isSpace, isHex, isUniSpace, jsEscapeIn, escVal, escLen, find1, find4, findP,
+  at, lower, lowerLiteralIs, lowerWordIs, isAlpha, isAlnum, isDigit, isSpace, isHex, hexVal, isUniSpace, jsEscapeIn, escVal, escLen, find1, find4, findP,
   countOf, punctValid, punctWord, splat8, P_LT, P_QUOTE, P_COLON, P_SQL,
 } from './text';
 import {
@@ -16,6 +16,7 @@ import {
   paramPtr, paramLen, ruleWithWord, kindActive, mayStartWith, kindFirstMask, kindLenMask, kindWordFilter, filterMayHave, enabledRule,
 } from './rules';
 import { emit, fired } from './findings';
+import { arenaMark, arenaAlloc, arenaRelease } from './mem';
 import { stripMode, addSpan } from './spans';
 import { C_LT, C_COLON, C_SQ, C_DQ, C_BQ, C_EQ, C_LP, plusIsSpaceIn } from './classes';
 
@@ -283,6 +284,72 @@ function cssRule(s: i32, e: i32): i32 {
   return -1;
 }
 
+/**
+ * cssRule over the CSS value [s, e) as a CSS parser (and old IE's, for expression()) reads it:
+ * comments removed ("expr/**\/ession("), escapes undone ("\\65 xpression", "exp\\ression",
+ * "expression\\28", "-moz-b\\69nding"), NUL and U+FFFD dropped (IE skipped NUL: "ex&#00;pression"),
+ * and white space before '(' or ':' dropped ("expression (", "behavior :url("). Written to scratch
+ * memory in one pass (each unit read once, each written unit taken back at most once); -1 when
+ * nothing changed or no rule matched.
+ */
+function cssDecodedRule(s: i32, e: i32): i32 {
+  if (!kindActive(K_CSS_EXPR)) return -1;
+  const mark = arenaMark();
+  const out = arenaAlloc((<usize>(e - s) + 16) << 1);
+  let n = 0;
+  let changed = false;
+  let i = s;
+  while (i < e) {
+    let c = at(txt, i);
+    if (c == 47 && i + 1 < e && at(txt, i + 1) == 42) {
+      // a comment, to its "*\/" or the end
+      i += 2;
+      while (i < e && !(at(txt, i) == 42 && i + 1 < e && at(txt, i + 1) == 47)) i++;
+      i = i < e ? i + 2 : e;
+      changed = true;
+      continue;
+    }
+    if (c == 92) {
+      changed = true;
+      i++;
+      if (i >= e) break;
+      c = at(txt, i);
+      if (isHex(c)) {
+        let v: u32 = 0;
+        const hs = i;
+        while (i < e && i - hs < 6 && isHex(at(txt, i))) { v = (v << 4) | hexVal(at(txt, i)); i++; }
+        // one white space after the digits ends the escape (CR LF counts as one)
+        if (i < e && isSpace(at(txt, i))) {
+          if (at(txt, i) == 13 && i + 1 < e && at(txt, i + 1) == 10) i++;
+          i++;
+        }
+        c = v == 0 || v > 0xffff ? 0xfffd : v;
+      } else {
+        i++;
+        if (c == 10 || c == 12 || c == 13) continue; // an escaped line break is removed
+      }
+    } else {
+      i++;
+    }
+    if (c == 0 || c == 0xfffd) { changed = true; continue; }
+    if (c == 40 || c == 58) {
+      while (n > 0 && isSpace(<u32>load<u16>(out + (<usize>(n - 1) << 1)))) { n--; changed = true; }
+    }
+    store<u16>(out + (<usize>n << 1), <u16>c);
+    n++;
+  }
+  let r = -1;
+  if (changed && n > 0) {
+    // (cssRule reads txt: pointed at the decoded text for the search)
+    const t = txt;
+    txt = out;
+    r = cssRule(0, n);
+    txt = t;
+  }
+  arenaRelease(mark);
+  return r;
+}
+
 function hit(r: i32, s: i32, e: i32): void {
   if (r < 0) return;
   if (stripMode) addSpan(s, e);
@@ -449,9 +516,10 @@ function judgeAttr(ns: i32, ne: i32, vs: i32, ve: i32, spanEnd: i32): void {
     const d = dataRule(ve);
     if (d >= 0) { hit(d, ns, spanEnd); return; }
   }
-  // style attribute values and url-bearing CSS
+  // style attribute values and url-bearing CSS, as written and with comments and escapes undone
   if (nl == 5 && isStyleName(ns, ne)) {
-    const r = cssRule(vs, ve);
+    let r = cssRule(vs, ve);
+    if (r < 0) r = cssDecodedRule(vs, ve);
     if (r >= 0) { hit(r, ns, spanEnd); return; }
   }
 }
