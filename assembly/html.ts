@@ -486,6 +486,101 @@ function htmxScript(ns: i32, nl: i32, vs: i32, ve: i32): bool {
   return false;
 }
 
+/**
+ * A script framework's directive whose value runs as code on a page that loads the framework:
+ * AngularJS's ng- directives (also written data-ng-, x-ng-, ng:, ng_), Alpine's x- and Vue's v-
+ * directives and their ':' shorthand (":class"), and Knockout's data-bind, when the value calls
+ * something ("$event.view.print()", "{a:print()}", "$on.constructor(name)()"); ng-bind-html
+ * (markup from an expression) whatever its value; Knockout's html binding ("html: name"); and an
+ * htmx request attribute (hx-get, hx-post, ...) to another origin, whose answer htmx puts into
+ * the page, scripts included. "x-data=\"{open:false}\"" and "ng-show=\"done\"" call nothing.
+ */
+function directiveRunsCode(ns: i32, nl: i32, vs: i32, ve: i32): bool {
+  const a = lower(at(txt, ns));
+  // (the ':' shorthand with a quoted value only: "<a :b=c(5)" is as likely text split at a ':')
+  if (a == 58) return nl > 1 && isAlpha(at(txt, ns + 1)) && vs > 0 && (at(txt, vs - 1) == 34 || at(txt, vs - 1) == 39) && valueCalls(vs, ve);
+  let s = ns;
+  let l = nl;
+  if (a == 100) {
+    // data-: data-ng-..., data-bind, data-hx-...
+    if (l < 7 || !lowerLiteralAt(s, 'data-')) return false;
+    s += 5;
+    l -= 5;
+    if (l == 4 && lowerLiteralAt(s, 'bind')) return valueCalls(vs, ve) || knockoutHtml(vs, ve);
+  } else if (a == 120 || a == 118) {
+    // x- (Alpine; also x-ng-) and v- (Vue)
+    if (l < 3 || at(txt, s + 1) != 45) return false;
+    if (!(a == 120 && l > 4 && lower(at(txt, s + 2)) == 110 && lower(at(txt, s + 3)) == 103 && ngDelimiter(at(txt, s + 4)))) {
+      return isAlpha(at(txt, s + 2)) && valueCalls(vs, ve);
+    }
+    s += 2;
+    l -= 2;
+  }
+  const b = lower(at(txt, s));
+  if (b == 110) {
+    // ng + '-', ':' or '_' + the directive's name
+    if (l < 4 || lower(at(txt, s + 1)) != 103 || !ngDelimiter(at(txt, s + 2))) return false;
+    const d = s + 3;
+    const dl = l - 3;
+    if (dl >= 9 && lowerLiteralAt(d, 'bind') && ngDelimiter(at(txt, d + 4)) && lowerLiteralAt(d + 5, 'html') &&
+      (dl == 9 || ngDelimiter(at(txt, d + 9)))) return true;
+    return valueCalls(vs, ve);
+  }
+  if (b == 104 && l >= 6 && lower(at(txt, s + 1)) == 120 && at(txt, s + 2) == 45) {
+    const m = s + 3;
+    const ml = l - 3;
+    if ((ml == 3 && (lowerLiteralAt(m, 'get') || lowerLiteralAt(m, 'put'))) || (ml == 4 && lowerLiteralAt(m, 'post')) ||
+      (ml == 5 && lowerLiteralAt(m, 'patch')) || (ml == 6 && lowerLiteralAt(m, 'delete'))) return otherOrigin(vs, ve);
+  }
+  return false;
+}
+
+/** AngularJS reads '-', ':' and '_' alike between the parts of a directive's name. */
+@inline function ngDelimiter(c: u32): bool {
+  return c == 45 || c == 58 || c == 95;
+}
+
+/**
+ * [vs, ve) calls something: a name, ')' or ']' directly followed by '(' or '`' ("print()",
+ * "constructor(name)()", "view['x'](1)", "tag`1`"). One read of the value.
+ */
+function valueCalls(vs: i32, ve: i32): bool {
+  for (let k = vs + 1; k < ve; k++) {
+    const c = at(txt, k);
+    if (c != 40 && c != 96) continue;
+    const p = at(txt, k - 1);
+    if (isWordUnit(p) || p == 41 || p == 93) return true;
+  }
+  return false;
+}
+
+/** A Knockout binding list [vs, ve) holds the html binding: "html:" at its start or after ','. */
+function knockoutHtml(vs: i32, ve: i32): bool {
+  let k = vs;
+  while (k < ve) {
+    while (k < ve && (isSpace(at(txt, k)) || at(txt, k) == 123)) k++;
+    if (k + 4 <= ve && lowerLiteralAt(k, 'html')) {
+      let m = k + 4;
+      while (m < ve && isSpace(at(txt, m))) m++;
+      if (m < ve && at(txt, m) == 58) return true;
+    }
+    // on to the next ',' (a binding's value may hold brackets and strings: a ',' inside one starts
+    // a look that finds no "html:" there, at no more cost)
+    while (k < ve && at(txt, k) != 44) k++;
+    k++;
+  }
+  return false;
+}
+
+/** The URL [vs, ve) names another origin: "//host", "http://", "https://" (after white space). */
+function otherOrigin(vs: i32, ve: i32): bool {
+  let k = vs;
+  while (k < ve && isSpace(at(txt, k))) k++;
+  if (k + 2 <= ve && at(txt, k) == 47 && at(txt, k + 1) == 47) return true;
+  if (k + 7 <= ve && lowerLiteralAt(k, 'http://')) return true;
+  return k + 8 <= ve && lowerLiteralAt(k, 'https://');
+}
+
 /** txt at k holds the lower-case ASCII word w, case-insensitively (the caller checked the length). */
 @inline function lowerLiteralAt(k: i32, w: string): bool {
   return lowerWordIs(txt, k, w.length, w);
@@ -510,6 +605,10 @@ function judgeAttr(ns: i32, ne: i32, vs: i32, ve: i32, spanEnd: i32): void {
   const an = filterMayHave(attrNameFilter, txt, ns, nl) ? ruleWithWord(K_HTML_ATTR_NAME, txt, ns, nl) : -1;
   if (an >= 0) { hit(an, ns, spanEnd); return; }
   if (vs < 0) return;
+  if (directiveRunsCode(ns, nl, vs, ve)) {
+    const r = enabledRule(K_HTML_ATTR_NAME);
+    if (r >= 0) { hit(r, ns, spanEnd); return; }
+  }
   if (readScheme(vs, ve)) {
     const r = schemeRule();
     if (r >= 0) { hit(r, ns, spanEnd); return; }
