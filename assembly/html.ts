@@ -79,8 +79,8 @@ let closeFromScript = 0;
 /**
  * Reads a URL scheme starting at i. Skipped as a browser (or a JavaScript string the value
  * lands in) would: leading C0 controls, spaces and Unicode spaces; tab, CR and LF inside the
- * scheme; and literal JavaScript escapes (\x09, \u2028, \x3a) of such characters or of the
- * scheme's own letters.
+ * scheme; and literal JavaScript escapes (\x09, \u2028, \x3a, and inside the scheme \t, \n, \r)
+ * of such characters or of the scheme's own letters.
  */
 function readScheme(i: i32, end: i32): bool {
   // leading junk: browsers strip any amount of it (each value is read once, so this stays linear)
@@ -95,6 +95,9 @@ function readScheme(i: i32, end: i32): bool {
     let c = at(txt, i);
     let w = 1;
     if (c == 92 && jsEscapeAt(i, end)) { c = escVal; w = escLen; }
+    // "java\tscript:" in a JavaScript string: \t, \n and \r are a tab and line breaks (an upper-case
+    // letter too: a filter that folds case may have made it one)
+    else if (c == 92 && i + 1 < end && (lower(at(txt, i + 1)) == 116 || lower(at(txt, i + 1)) == 110 || lower(at(txt, i + 1)) == 114)) { c = 9; w = 2; }
     if (c == 9 || c == 10 || c == 13 || (w > 1 && (c < 32 || c >= 0x80))) { i += w; continue; }
     if (c == 58) {
       schemeEnd = i + w;
