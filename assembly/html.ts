@@ -1279,7 +1279,8 @@ function breakoutJs(i: i32): void {
  * brackets, called), "[alert][0](1)" (an array, indexed by a number, called), "{x:alert}.x(1)" (an
  * object, its member called) and "{toString:alert}" (an object JavaScript calls the member of when
  * it turns it into a string or a number: "'-{toString:alert}+'"). Where the match ends, or -1.
- * Reads at most a few units past k (an index of at most 3 digits, a member name of at most 32).
+ * Reads at most a few units past k (an index of at most 3 digits, a member name of at most 32)
+ * and at most 96 back from pAt (white space, the member's name, white space).
  */
 function heldThenCalled(pc: u32, pAt: i32, k: i32): i32 {
   if (k >= len) return -1;
@@ -1303,13 +1304,14 @@ function heldThenCalled(pc: u32, pAt: i32, k: i32): i32 {
   }
   if (pc == 58 && (d == 125 || d == 44)) {
     // the member's name before the ':', right after '{' or ','
+    // (each walk back reads at most 32 units)
     let ke = pAt;
-    while (ke > 0 && isSpace(at(txt, ke - 1))) ke--;
+    while (ke > 0 && pAt - ke < 32 && isSpace(at(txt, ke - 1))) ke--;
     let ks = ke;
     while (ks > 0 && ke - ks < 32 && isWordUnit(at(txt, ks - 1))) ks--;
     if (ks == ke || ks == 0) return -1;
     let b = ks - 1;
-    while (b > 0 && isSpace(at(txt, b))) b--;
+    while (b > 0 && ks - b < 32 && isSpace(at(txt, b))) b--;
     const o = at(txt, b);
     if (o != 123 && o != 44) return -1;
     if (wordEq(ks, ke - ks, 'tostring') || wordEq(ks, ke - ks, 'valueof')) return k + 1;
