@@ -1048,20 +1048,25 @@ function attrBreakoutAt(i: i32): void {
 }
 
 /**
- * An attribute value from k (after its '=') that is a call: optional white space and quote, a
- * name (word units, '.', escapes; at most 64 units) and right after it '(' or '`' ("print()",
- * "top.print()", "\u0061lert`1`"). The index of the '(' or '`', or -1. "true", "done", "(pending)"
- * and "a b(c)" are no calls.
+ * An attribute value from k (after its '=') that calls something: after optional white space and
+ * a quote, within its first 64 units (up to that quote, or white space or '>' when unquoted), a
+ * '(' or '`' right after a word unit, ')' or ']' ("print()", "top.print()", "0;print()",
+ * "(alert)(1)", "\u0061lert`1`"). The index of the '(' or '`', or -1. "true", "done", "(pending)"
+ * and "see the docs (p. 3)" call nothing.
  */
 function callValueAt(k: i32): i32 {
   while (k < len && sp(at(txt, k))) k++;
-  if (k < len && (at(txt, k) == 34 || at(txt, k) == 39)) k++;
+  let q: u32 = 0;
+  if (k < len && (at(txt, k) == 34 || at(txt, k) == 39)) { q = at(txt, k); k++; }
   const s = k;
-  if (k >= len || !(isAlpha(at(txt, k)) || at(txt, k) == 95 || at(txt, k) == 36 || at(txt, k) == 92)) return -1;
   while (k < len && k - s < 64) {
     const c = at(txt, k);
-    if (isWordUnit(c) || c == 46 || c == 92) { k++; continue; }
-    return c == 40 || c == 96 ? k : -1;
+    if (q != 0 ? c == q : (sp(c) || c == 62)) return -1;
+    if ((c == 40 || c == 96) && k > s) {
+      const p = at(txt, k - 1);
+      if (isWordUnit(p) || p == 41 || p == 93) return k;
+    }
+    k++;
   }
   return -1;
 }
