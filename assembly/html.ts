@@ -923,12 +923,9 @@ function scanBreakouts(): void {
   // neither white space, '/' nor "on" after the quote: only an operator directly, then one of
   // what the operator run, an identifier (or its escape), an array, an object, a gap or another
   // operator starts with ("');import(...)", "'});fetch(...)", "'),x"; '{"a":{' ends here)
-  // (or a JavaScript line terminator, U+2028 or U+2029, which ends the statement as ';' would)
-  if (!(sp(q) || q == 47 || (q | 32) == 111)) {
-    if (q == 0x2028 || q == 0x2029) {
-      if (rJs) breakoutJs(i);
-      return;
-    }
+  // (JavaScript's white space beyond ASCII, U+1680, and its line terminators U+2028 and U+2029,
+  // which end the statement as ';' would, go on to the JavaScript look)
+  if (!(sp(q) || q == 47 || (q | 32) == 111 || jsSpace(q))) {
     if (!jsOperator(q)) return;
     const c = i + 2 < len ? at(txt, i + 2) : 0;
     if (!(isAlnum(c) || c == 95 || c == 36 || c == q || sp(c) || jsSpace(c) || c == 40 || c == 126 || c == 33 || c == 47 || c == 91 || c == 123 || c == 92 || jsOperator(c))) return;
@@ -1170,7 +1167,7 @@ function hasCapital(s: i32, e: i32): bool {
  */
 function breakoutJs(i: i32): void {
   let j = i + 1;
-  while (j < len && isSpace(at(txt, j))) j++;
+  while (j < len && (isSpace(at(txt, j)) || at(txt, j) == 0x1680)) j++;
   if (j >= len) return;
   const op = at(txt, j);
   let broken = false; // a line break in the operator run: only the first word is judged
