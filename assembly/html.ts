@@ -18,7 +18,7 @@ import {
 import { emit, fired } from './findings';
 import { arenaMark, arenaAlloc, arenaRelease } from './mem';
 import { stripMode, addSpan } from './spans';
-import { C_LT, C_COLON, C_SQ, C_DQ, C_BQ, C_EQ, C_LP, plusIsSpaceIn } from './classes';
+import { C_LT, C_COLON, C_SQ, C_DQ, C_BQ, C_EQ, C_LP, C_SLASH, C_STAR, C_BSLASH, C_NUL, C_NONASCII, plusIsSpaceIn } from './classes';
 
 // Scratch for a URL scheme with ignored characters removed (at most 32 units).
 const schemeBuf = memory.data(64);
@@ -32,6 +32,7 @@ const T_STYLE = 2;
 
 let txt: usize = 0;
 let len = 0;
+let xssMask: u32 = 0; // the classes of the text scanXss reads
 let plusSpace = false; // the value was form-encoded: '+' is a space
 
 /** White space between HTML tokens ('+' too in a form-encoded value). */
@@ -94,10 +95,12 @@ function readScheme(i: i32, end: i32): bool {
   while (i < end) {
     let c = at(txt, i);
     let w = 1;
-    if (c == 92 && jsEscapeAt(i, end)) { c = escVal; w = escLen; }
-    // "java\tscript:" in a JavaScript string: \t, \n and \r are a tab and line breaks (an upper-case
-    // letter too: a filter that folds case may have made it one)
-    else if (c == 92 && i + 1 < end && (lower(at(txt, i + 1)) == 116 || lower(at(txt, i + 1)) == 110 || lower(at(txt, i + 1)) == 114)) { c = 9; w = 2; }
+    if (c == 92) {
+      if (jsEscapeAt(i, end)) { c = escVal; w = escLen; }
+      // "java\tscript:" in a JavaScript string: \t, \n and \r are a tab and line breaks (an
+      // upper-case letter too: a filter that folds case may have made it one)
+      else if (i + 1 < end && (lower(at(txt, i + 1)) == 116 || lower(at(txt, i + 1)) == 110 || lower(at(txt, i + 1)) == 114)) { c = 9; w = 2; }
+    }
     if (c == 9 || c == 10 || c == 13 || (w > 1 && (c < 32 || c >= 0x80))) { i += w; continue; }
     if (c == 58) {
       schemeEnd = i + w;
@@ -204,7 +207,10 @@ function noteCssFirsts(r: i32): void {
   }
 }
 
-/** A parameter of rule r starts at i and ends by e (case-insensitive; parameters are lower case). */
+/**
+ * A parameter of rule r starts at i and ends by e (case-insensitive; parameters are lower case),
+ * with any white space CSS allows before a '(' or ':' of it ("expression (", "behavior :url(").
+ */
 function cssParamAt(r: i32, i: i32, e: i32): bool {
   const c = lower(at(txt, i));
   if (!mayStartWith(r, c)) return false;
@@ -213,9 +219,24 @@ function cssParamAt(r: i32, i: i32, e: i32): bool {
     const w = paramPtr(r, k);
     if (<u32>load<u8>(w) != c) continue;
     const wl = paramLen(r, k);
-    if (i + wl <= e && lowerLiteralIs(txt, i, w, wl)) return true;
+    if (cssParamIs(i, e, w, wl)) return true;
   }
   return false;
+}
+
+/**
+ * The parameter w (wl units) at i, white space allowed before its '(' or ':' ("expression (print())"):
+ * the white space after one run of the parameter's letters is read for that run alone.
+ */
+@inline function cssParamIs(i: i32, e: i32, w: usize, wl: i32): bool {
+  let k = i;
+  for (let j = 0; j < wl; j++) {
+    const pc = <u32>load<u8>(w + <usize>j);
+    if ((pc == 40 || pc == 58) && j > 0) while (k < e && isSpace(at(txt, k))) k++;
+    if (k >= e || lower(at(txt, k)) != pc) return false;
+    k++;
+  }
+  return true;
 }
 
 /**
@@ -288,15 +309,28 @@ function cssRule(s: i32, e: i32): i32 {
 }
 
 /**
+ * The CSS value [s, e) holds what cssDecodedRule undoes: '\\', a comment's "/*", NUL or U+FFFD.
+ * Searched eight units at a time, so that an ordinary style value ("color:red",
+ * "background:url(/a.png)") is not copied.
+ */
+function cssMayHide(s: i32, e: i32): bool {
+  let k = find4(txt, s, e, 92, 47, 0, 0xfffd);
+  while (k < e) {
+    if (at(txt, k) != 47 || (k + 1 < e && at(txt, k + 1) == 42)) return true;
+    k = find4(txt, k + 1, e, 92, 47, 0, 0xfffd);
+  }
+  return false;
+}
+
+/**
  * cssRule over the CSS value [s, e) as a CSS parser (and old IE's, for expression()) reads it:
  * comments removed ("expr/**\/ession("), escapes undone ("\\65 xpression", "exp\\ression",
- * "expression\\28", "-moz-b\\69nding"), NUL and U+FFFD dropped (IE skipped NUL: "ex&#00;pression"),
- * and white space before '(' or ':' dropped ("expression (", "behavior :url("). Written to scratch
- * memory in one pass (each unit read once, each written unit taken back at most once); -1 when
- * nothing changed or no rule matched.
+ * "expression\\28", "-moz-b\\69nding"), NUL and U+FFFD dropped (IE skipped NUL: "ex&#00;pression").
+ * Written to scratch memory in one pass (each unit read once); -1 when nothing changed or no rule
+ * matched. (White space before '(' or ':' is cssParamAt's: "expression (", "behavior :url(".)
  */
 function cssDecodedRule(s: i32, e: i32): i32 {
-  if (!kindActive(K_CSS_EXPR)) return -1;
+  if (!kindActive(K_CSS_EXPR) || !cssMayHide(s, e)) return -1;
   const mark = arenaMark();
   const out = arenaAlloc((<usize>(e - s) + 16) << 1);
   let n = 0;
@@ -335,9 +369,6 @@ function cssDecodedRule(s: i32, e: i32): i32 {
       i++;
     }
     if (c == 0 || c == 0xfffd) { changed = true; continue; }
-    if (c == 40 || c == 58) {
-      while (n > 0 && isSpace(<u32>load<u16>(out + (<usize>(n - 1) << 1)))) { n--; changed = true; }
-    }
     store<u16>(out + (<usize>n << 1), <u16>c);
     n++;
   }
@@ -489,6 +520,9 @@ function htmxScript(ns: i32, nl: i32, vs: i32, ve: i32): bool {
   return false;
 }
 
+// What a directive's name starts with (bit c & 31): ':', 'd' (data-), 'x', 'v', 'n' (ng), 'h' (hx-).
+const DIRECTIVE_FIRST: u32 = (1 << (58 & 31)) | (1 << (100 & 31)) | (1 << (120 & 31)) | (1 << (118 & 31)) | (1 << (110 & 31)) | (1 << (104 & 31));
+
 /**
  * A script framework's directive whose value runs as code on a page that loads the framework:
  * AngularJS's ng- directives (also written data-ng-, x-ng-, ng:, ng_), Alpine's x- and Vue's v-
@@ -608,7 +642,7 @@ function judgeAttr(ns: i32, ne: i32, vs: i32, ve: i32, spanEnd: i32): void {
   const an = filterMayHave(attrNameFilter, txt, ns, nl) ? ruleWithWord(K_HTML_ATTR_NAME, txt, ns, nl) : -1;
   if (an >= 0) { hit(an, ns, spanEnd); return; }
   if (vs < 0) return;
-  if (directiveRunsCode(ns, nl, vs, ve)) {
+  if (((DIRECTIVE_FIRST >> (lower(at(txt, ns)) & 31)) & 1) != 0 && directiveRunsCode(ns, nl, vs, ve)) {
     const r = enabledRule(K_HTML_ATTR_NAME);
     if (r >= 0) { hit(r, ns, spanEnd); return; }
   }
@@ -621,7 +655,10 @@ function judgeAttr(ns: i32, ne: i32, vs: i32, ve: i32, spanEnd: i32): void {
   // style attribute values and url-bearing CSS, as written and with comments and escapes undone
   if (nl == 5 && isStyleName(ns, ne)) {
     let r = cssRule(vs, ve);
-    if (r < 0) r = cssDecodedRule(vs, ve);
+    // (only where the text holds what the decoding undoes: '\\', NUL, non-ASCII, or '/' and '*')
+    if (r < 0 && ((xssMask & (C_BSLASH | C_NUL | C_NONASCII)) != 0 || (xssMask & (C_SLASH | C_STAR)) == (C_SLASH | C_STAR))) {
+      r = cssDecodedRule(vs, ve);
+    }
     if (r >= 0) { hit(r, ns, spanEnd); return; }
   }
 }
@@ -1653,6 +1690,7 @@ function handlerAt(q: i32): bool {
 export function scanXss(p: usize, n: i32, mask: u32): void {
   txt = p;
   len = n;
+  xssMask = mask;
   gtFrom = -1;
   plusSpace = plusIsSpaceIn(p, n, mask);
   spBits = plusSpace ? TC_SP | TC_PLUS : TC_SP;
