@@ -958,14 +958,17 @@ function scanBreakouts(): void {
   // can follow (the common case in text: "don't", "it's", {"a":...)
   if (isAlnum(q) && (q | 32) != 111) return;
   // neither white space, '/' nor "on" after the quote: only an operator directly, then one of
-  // what the operator run, an identifier (or its escape), an array, an object, a gap or another
-  // operator starts with ("');import(...)", "'});fetch(...)", "'),x"; '{"a":{' ends here)
+  // what the operator run, an identifier (or its escape), an array, a gap or another operator
+  // starts with, or an object after an operator other than ':' and ',' ("');import(...)",
+  // "'});fetch(...)", "'),x", "'-{x:alert}.x(1)"; JSON's '{"a":{' and '["a",{' end here)
   // (JavaScript's white space beyond ASCII, U+1680, and its line terminators U+2028 and U+2029,
   // which end the statement as ';' would, go on to the JavaScript look)
-  if (!(sp(q) || q == 47 || (q | 32) == 111 || jsSpace(q))) {
-    if (!jsOperator(q)) return;
-    const c = i + 2 < len ? at(txt, i + 2) : 0;
-    if (!(isAlnum(c) || c == 95 || c == 36 || c == q || sp(c) || jsSpace(c) || c == 40 || c == 126 || c == 33 || c == 47 || c == 91 || c == 123 || c == 92 || jsOperator(c))) return;
+  if (!(sp(q) || q == 47 || (q | 32) == 111)) {
+    if (jsOperator(q)) {
+      const c = i + 2 < len ? at(txt, i + 2) : 0;
+      if (!(isAlnum(c) || c == 95 || c == 36 || c == q || sp(c) || c == 40 || c == 126 || c == 33 || c == 47 || c == 91 || c == 92 || jsOperator(c) ||
+        (c == 123 && q != 58 && q != 44) || (c >= 0x1680 && jsSpace(c)))) return;
+    } else if (!(q >= 0x1680 && jsSpace(q))) return;
   }
   // "on..." after white space or '/', or at once
   if (rAttr >= 0 && (sp(q) || q == 47 || (q | 32) == 111)) attrBreakoutAt(i);
