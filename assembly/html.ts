@@ -582,6 +582,7 @@ function directiveRunsCode(ns: i32, nl: i32, vs: i32, ve: i32): bool {
  * "constructor(name)()", "view['x'](1)", "tag`1`"). One read of the value.
  */
 function valueCalls(vs: i32, ve: i32): bool {
+  if ((xssMask & (C_LP | C_BQ)) == 0) return false; // (no '(' or '`' in the whole text)
   for (let k = vs + 1; k < ve; k++) {
     const c = at(txt, k);
     if (c != 40 && c != 96) continue;
