@@ -7,7 +7,7 @@
 // happens at most once per text read (at most three texts per value).
 
 import {
-  at, lower, lowerLiteralIs, lowerWordIs, isAlpha, isAlnum, isDigit, isSpace, isHex, isUniSpace, jsEscapeIn, escVal, escLen, find1, find4, findP,
+  at, lower, lowerLiteralIs, lowerWordIs, isAlpha, isAlnum, isDigit, isSpace, isHex, hexVal, isUniSpace, jsEscapeIn, escVal, escLen, find1, find4, findP,
   countOf, punctValid, punctWord, splat8, P_LT, P_QUOTE, P_COLON, P_SQL,
 } from './text';
 import {
@@ -16,8 +16,9 @@ import {
   paramPtr, paramLen, ruleWithWord, kindActive, mayStartWith, kindFirstMask, kindLenMask, kindWordFilter, filterMayHave, enabledRule,
 } from './rules';
 import { emit, fired } from './findings';
+import { arenaMark, arenaAlloc, arenaRelease } from './mem';
 import { stripMode, addSpan } from './spans';
-import { C_LT, C_COLON, C_SQ, C_DQ, C_BQ, C_EQ, C_LP, plusIsSpaceIn } from './classes';
+import { C_LT, C_COLON, C_SQ, C_DQ, C_BQ, C_EQ, C_LP, C_SLASH, C_STAR, C_BSLASH, C_NUL, C_NONASCII, plusIsSpaceIn } from './classes';
 
 // Scratch for a URL scheme with ignored characters removed (at most 32 units).
 const schemeBuf = memory.data(64);
@@ -31,6 +32,7 @@ const T_STYLE = 2;
 
 let txt: usize = 0;
 let len = 0;
+let xssMask: u32 = 0; // the classes of the text scanXss reads
 let plusSpace = false; // the value was form-encoded: '+' is a space
 
 /** White space between HTML tokens ('+' too in a form-encoded value). */
@@ -78,8 +80,8 @@ let closeFromScript = 0;
 /**
  * Reads a URL scheme starting at i. Skipped as a browser (or a JavaScript string the value
  * lands in) would: leading C0 controls, spaces and Unicode spaces; tab, CR and LF inside the
- * scheme; and literal JavaScript escapes (\x09, \u2028, \x3a) of such characters or of the
- * scheme's own letters.
+ * scheme; and literal JavaScript escapes (\x09, \u2028, \x3a, and inside the scheme \t, \n, \r)
+ * of such characters or of the scheme's own letters.
  */
 function readScheme(i: i32, end: i32): bool {
   // leading junk: browsers strip any amount of it (each value is read once, so this stays linear)
@@ -93,7 +95,12 @@ function readScheme(i: i32, end: i32): bool {
   while (i < end) {
     let c = at(txt, i);
     let w = 1;
-    if (c == 92 && jsEscapeAt(i, end)) { c = escVal; w = escLen; }
+    if (c == 92) {
+      if (jsEscapeAt(i, end)) { c = escVal; w = escLen; }
+      // "java\tscript:" in a JavaScript string: \t, \n and \r are a tab and line breaks (an
+      // upper-case letter too: a filter that folds case may have made it one)
+      else if (i + 1 < end && (lower(at(txt, i + 1)) == 116 || lower(at(txt, i + 1)) == 110 || lower(at(txt, i + 1)) == 114)) { c = 9; w = 2; }
+    }
     if (c == 9 || c == 10 || c == 13 || (w > 1 && (c < 32 || c >= 0x80))) { i += w; continue; }
     if (c == 58) {
       schemeEnd = i + w;
@@ -200,7 +207,10 @@ function noteCssFirsts(r: i32): void {
   }
 }
 
-/** A parameter of rule r starts at i and ends by e (case-insensitive; parameters are lower case). */
+/**
+ * A parameter of rule r starts at i and ends by e (case-insensitive; parameters are lower case),
+ * with any white space CSS allows before a '(' or ':' of it ("expression (", "behavior :url(").
+ */
 function cssParamAt(r: i32, i: i32, e: i32): bool {
   const c = lower(at(txt, i));
   if (!mayStartWith(r, c)) return false;
@@ -209,9 +219,24 @@ function cssParamAt(r: i32, i: i32, e: i32): bool {
     const w = paramPtr(r, k);
     if (<u32>load<u8>(w) != c) continue;
     const wl = paramLen(r, k);
-    if (i + wl <= e && lowerLiteralIs(txt, i, w, wl)) return true;
+    if (cssParamIs(i, e, w, wl)) return true;
   }
   return false;
+}
+
+/**
+ * The parameter w (wl units) at i, white space allowed before its '(' or ':' ("expression (print())"):
+ * the white space after one run of the parameter's letters is read for that run alone.
+ */
+@inline function cssParamIs(i: i32, e: i32, w: usize, wl: i32): bool {
+  let k = i;
+  for (let j = 0; j < wl; j++) {
+    const pc = <u32>load<u8>(w + <usize>j);
+    if ((pc == 40 || pc == 58) && j > 0) while (k < e && isSpace(at(txt, k))) k++;
+    if (k >= e || lower(at(txt, k)) != pc) return false;
+    k++;
+  }
+  return true;
 }
 
 /**
@@ -281,6 +306,82 @@ function cssRule(s: i32, e: i32): i32 {
     r = nextRule(r);
   }
   return -1;
+}
+
+/**
+ * The CSS value [s, e) holds what cssDecodedRule undoes: '\\', a comment's "/*", NUL or U+FFFD.
+ * Searched eight units at a time, so that an ordinary style value ("color:red",
+ * "background:url(/a.png)") is not copied.
+ */
+function cssMayHide(s: i32, e: i32): bool {
+  let k = find4(txt, s, e, 92, 47, 0, 0xfffd);
+  while (k < e) {
+    if (at(txt, k) != 47 || (k + 1 < e && at(txt, k + 1) == 42)) return true;
+    k = find4(txt, k + 1, e, 92, 47, 0, 0xfffd);
+  }
+  return false;
+}
+
+/**
+ * cssRule over the CSS value [s, e) as a CSS parser (and old IE's, for expression()) reads it:
+ * comments removed ("expr/**\/ession("), escapes undone ("\\65 xpression", "exp\\ression",
+ * "expression\\28", "-moz-b\\69nding"), NUL and U+FFFD dropped (IE skipped NUL: "ex&#00;pression").
+ * Written to scratch memory in one pass (each unit read once); -1 when nothing changed or no rule
+ * matched. (White space before '(' or ':' is cssParamAt's: "expression (", "behavior :url(".)
+ */
+function cssDecodedRule(s: i32, e: i32): i32 {
+  if (!kindActive(K_CSS_EXPR) || !cssMayHide(s, e)) return -1;
+  const mark = arenaMark();
+  const out = arenaAlloc((<usize>(e - s) + 16) << 1);
+  let n = 0;
+  let changed = false;
+  let i = s;
+  while (i < e) {
+    let c = at(txt, i);
+    if (c == 47 && i + 1 < e && at(txt, i + 1) == 42) {
+      // a comment, to its "*\/" or the end
+      i += 2;
+      while (i < e && !(at(txt, i) == 42 && i + 1 < e && at(txt, i + 1) == 47)) i++;
+      i = i < e ? i + 2 : e;
+      changed = true;
+      continue;
+    }
+    if (c == 92) {
+      changed = true;
+      i++;
+      if (i >= e) break;
+      c = at(txt, i);
+      if (isHex(c)) {
+        let v: u32 = 0;
+        const hs = i;
+        while (i < e && i - hs < 6 && isHex(at(txt, i))) { v = (v << 4) | hexVal(at(txt, i)); i++; }
+        // one white space after the digits ends the escape (CR LF counts as one)
+        if (i < e && isSpace(at(txt, i))) {
+          if (at(txt, i) == 13 && i + 1 < e && at(txt, i + 1) == 10) i++;
+          i++;
+        }
+        c = v == 0 || v > 0xffff ? 0xfffd : v;
+      } else {
+        i++;
+        if (c == 10 || c == 12 || c == 13) continue; // an escaped line break is removed
+      }
+    } else {
+      i++;
+    }
+    if (c == 0 || c == 0xfffd) { changed = true; continue; }
+    store<u16>(out + (<usize>n << 1), <u16>c);
+    n++;
+  }
+  let r = -1;
+  if (changed && n > 0) {
+    // (cssRule reads txt: pointed at the decoded text for the search)
+    const t = txt;
+    txt = out;
+    r = cssRule(0, n);
+    txt = t;
+  }
+  arenaRelease(mark);
+  return r;
 }
 
 function hit(r: i32, s: i32, e: i32): void {
@@ -419,6 +520,105 @@ function htmxScript(ns: i32, nl: i32, vs: i32, ve: i32): bool {
   return false;
 }
 
+// What a directive's name starts with (bit c & 31): ':', 'd' (data-), 'x', 'v', 'n' (ng), 'h' (hx-).
+const DIRECTIVE_FIRST: u32 = (1 << (58 & 31)) | (1 << (100 & 31)) | (1 << (120 & 31)) | (1 << (118 & 31)) | (1 << (110 & 31)) | (1 << (104 & 31));
+
+/**
+ * A script framework's directive whose value runs as code on a page that loads the framework:
+ * AngularJS's ng- directives (also written data-ng-, x-ng-, ng:, ng_), Alpine's x- and Vue's v-
+ * directives and their ':' shorthand (":class"), and Knockout's data-bind, when the value calls
+ * something ("$event.view.print()", "{a:print()}", "$on.constructor(name)()"); ng-bind-html
+ * (markup from an expression) whatever its value; Knockout's html binding ("html: name"); and an
+ * htmx request attribute (hx-get, hx-post, ...) to another origin, whose answer htmx puts into
+ * the page, scripts included. "x-data=\"{open:false}\"" and "ng-show=\"done\"" call nothing.
+ */
+function directiveRunsCode(ns: i32, nl: i32, vs: i32, ve: i32): bool {
+  const a = lower(at(txt, ns));
+  // (the ':' shorthand with a quoted value only: "<a :b=c(5)" is as likely text split at a ':')
+  if (a == 58) return nl > 1 && isAlpha(at(txt, ns + 1)) && vs > 0 && (at(txt, vs - 1) == 34 || at(txt, vs - 1) == 39) && valueCalls(vs, ve);
+  let s = ns;
+  let l = nl;
+  if (a == 100) {
+    // data-: data-ng-..., data-bind, data-hx-...
+    if (l < 7 || !lowerLiteralAt(s, 'data-')) return false;
+    s += 5;
+    l -= 5;
+    if (l == 4 && lowerLiteralAt(s, 'bind')) return valueCalls(vs, ve) || knockoutHtml(vs, ve);
+  } else if (a == 120 || a == 118) {
+    // x- (Alpine; also x-ng-) and v- (Vue)
+    if (l < 3 || at(txt, s + 1) != 45) return false;
+    if (!(a == 120 && l > 4 && lower(at(txt, s + 2)) == 110 && lower(at(txt, s + 3)) == 103 && ngDelimiter(at(txt, s + 4)))) {
+      return isAlpha(at(txt, s + 2)) && valueCalls(vs, ve);
+    }
+    s += 2;
+    l -= 2;
+  }
+  const b = lower(at(txt, s));
+  if (b == 110) {
+    // ng + '-', ':' or '_' + the directive's name
+    if (l < 4 || lower(at(txt, s + 1)) != 103 || !ngDelimiter(at(txt, s + 2))) return false;
+    const d = s + 3;
+    const dl = l - 3;
+    if (dl >= 9 && lowerLiteralAt(d, 'bind') && ngDelimiter(at(txt, d + 4)) && lowerLiteralAt(d + 5, 'html') &&
+      (dl == 9 || ngDelimiter(at(txt, d + 9)))) return true;
+    return valueCalls(vs, ve);
+  }
+  if (b == 104 && l >= 6 && lower(at(txt, s + 1)) == 120 && at(txt, s + 2) == 45) {
+    const m = s + 3;
+    const ml = l - 3;
+    if ((ml == 3 && (lowerLiteralAt(m, 'get') || lowerLiteralAt(m, 'put'))) || (ml == 4 && lowerLiteralAt(m, 'post')) ||
+      (ml == 5 && lowerLiteralAt(m, 'patch')) || (ml == 6 && lowerLiteralAt(m, 'delete'))) return otherOrigin(vs, ve);
+  }
+  return false;
+}
+
+/** AngularJS reads '-', ':' and '_' alike between the parts of a directive's name. */
+@inline function ngDelimiter(c: u32): bool {
+  return c == 45 || c == 58 || c == 95;
+}
+
+/**
+ * [vs, ve) calls something: a name, ')' or ']' directly followed by '(' or '`' ("print()",
+ * "constructor(name)()", "view['x'](1)", "tag`1`"). One read of the value.
+ */
+function valueCalls(vs: i32, ve: i32): bool {
+  if ((xssMask & (C_LP | C_BQ)) == 0) return false; // (no '(' or '`' in the whole text)
+  for (let k = vs + 1; k < ve; k++) {
+    const c = at(txt, k);
+    if (c != 40 && c != 96) continue;
+    const p = at(txt, k - 1);
+    if (isWordUnit(p) || p == 41 || p == 93) return true;
+  }
+  return false;
+}
+
+/** A Knockout binding list [vs, ve) holds the html binding: "html:" at its start or after ','. */
+function knockoutHtml(vs: i32, ve: i32): bool {
+  let k = vs;
+  while (k < ve) {
+    while (k < ve && (isSpace(at(txt, k)) || at(txt, k) == 123)) k++;
+    if (k + 4 <= ve && lowerLiteralAt(k, 'html')) {
+      let m = k + 4;
+      while (m < ve && isSpace(at(txt, m))) m++;
+      if (m < ve && at(txt, m) == 58) return true;
+    }
+    // on to the next ',' (a binding's value may hold brackets and strings: a ',' inside one starts
+    // a look that finds no "html:" there, at no more cost)
+    while (k < ve && at(txt, k) != 44) k++;
+    k++;
+  }
+  return false;
+}
+
+/** The URL [vs, ve) names another origin: "//host", "http://", "https://" (after white space). */
+function otherOrigin(vs: i32, ve: i32): bool {
+  let k = vs;
+  while (k < ve && isSpace(at(txt, k))) k++;
+  if (k + 2 <= ve && at(txt, k) == 47 && at(txt, k + 1) == 47) return true;
+  if (k + 7 <= ve && lowerLiteralAt(k, 'http://')) return true;
+  return k + 8 <= ve && lowerLiteralAt(k, 'https://');
+}
+
 /** txt at k holds the lower-case ASCII word w, case-insensitively (the caller checked the length). */
 @inline function lowerLiteralAt(k: i32, w: string): bool {
   return lowerWordIs(txt, k, w.length, w);
@@ -443,15 +643,23 @@ function judgeAttr(ns: i32, ne: i32, vs: i32, ve: i32, spanEnd: i32): void {
   const an = filterMayHave(attrNameFilter, txt, ns, nl) ? ruleWithWord(K_HTML_ATTR_NAME, txt, ns, nl) : -1;
   if (an >= 0) { hit(an, ns, spanEnd); return; }
   if (vs < 0) return;
+  if (((DIRECTIVE_FIRST >> (lower(at(txt, ns)) & 31)) & 1) != 0 && directiveRunsCode(ns, nl, vs, ve)) {
+    const r = enabledRule(K_HTML_ATTR_NAME);
+    if (r >= 0) { hit(r, ns, spanEnd); return; }
+  }
   if (readScheme(vs, ve)) {
     const r = schemeRule();
     if (r >= 0) { hit(r, ns, spanEnd); return; }
     const d = dataRule(ve);
     if (d >= 0) { hit(d, ns, spanEnd); return; }
   }
-  // style attribute values and url-bearing CSS
+  // style attribute values and url-bearing CSS, as written and with comments and escapes undone
   if (nl == 5 && isStyleName(ns, ne)) {
-    const r = cssRule(vs, ve);
+    let r = cssRule(vs, ve);
+    // (only where the text holds what the decoding undoes: '\\', NUL, non-ASCII, or '/' and '*')
+    if (r < 0 && ((xssMask & (C_BSLASH | C_NUL | C_NONASCII)) != 0 || (xssMask & (C_SLASH | C_STAR)) == (C_SLASH | C_STAR))) {
+      r = cssDecodedRule(vs, ve);
+    }
     if (r >= 0) { hit(r, ns, spanEnd); return; }
   }
 }
@@ -667,7 +875,7 @@ function skipGap(i: i32): i32 {
   let budget = -1; // units left to read, once a comment has started
   while (i < len) {
     const c = at(txt, i);
-    if (sp(c)) {
+    if (sp(c) || jsSpace(c)) {
       i++;
       if (budget >= 0 && --budget < 0) { gapCapped = true; return i; }
       continue;
@@ -689,6 +897,14 @@ function skipGap(i: i32): i32 {
     break;
   }
   return i;
+}
+
+/**
+ * JavaScript's white space and line terminators beyond ASCII that NFKC leaves as they are
+ * (U+1680, U+2028, U+2029; it makes U+2000-U+200A, U+205F, U+3000 and U+00A0 a plain space).
+ */
+@inline function jsSpace(c: u32): bool {
+  return c == 0x1680 || c == 0x2028 || c == 0x2029;
 }
 
 // ; , + - * / | & ) } ] ? : ^ % < > = as bits of two words (character codes below 64, and 64-127)
@@ -744,11 +960,16 @@ function scanBreakouts(): void {
   if (isAlnum(q) && (q | 32) != 111) return;
   // neither white space, '/' nor "on" after the quote: only an operator directly, then one of
   // what the operator run, an identifier (or its escape), an array, a gap or another operator
-  // starts with ("');import(...)", "'});fetch(...)", "'),x"; '{"a":{' ends here)
+  // starts with, or an object after an operator other than ':' and ',' ("');import(...)",
+  // "'});fetch(...)", "'),x", "'-{x:alert}.x(1)"; JSON's '{"a":{' and '["a",{' end here)
+  // (JavaScript's white space beyond ASCII, U+1680, and its line terminators U+2028 and U+2029,
+  // which end the statement as ';' would, go on to the JavaScript look)
   if (!(sp(q) || q == 47 || (q | 32) == 111)) {
-    if (!jsOperator(q)) return;
-    const c = i + 2 < len ? at(txt, i + 2) : 0;
-    if (!(isAlnum(c) || c == 95 || c == 36 || c == q || sp(c) || c == 40 || c == 126 || c == 33 || c == 47 || c == 91 || c == 92 || jsOperator(c))) return;
+    if (jsOperator(q)) {
+      const c = i + 2 < len ? at(txt, i + 2) : 0;
+      if (!(isAlnum(c) || c == 95 || c == 36 || c == q || sp(c) || c == 40 || c == 126 || c == 33 || c == 47 || c == 91 || c == 92 || jsOperator(c) ||
+        (c == 123 && q != 58 && q != 44) || (c >= 0x1680 && jsSpace(c)))) return;
+    } else if (!(q >= 0x1680 && jsSpace(q))) return;
   }
   // "on..." after white space or '/', or at once
   if (rAttr >= 0 && (sp(q) || q == 47 || (q | 32) == 111)) attrBreakoutAt(i);
@@ -847,11 +1068,45 @@ function attrBreakoutAt(i: i32): void {
   while (k < len && isAlpha(at(txt, k))) k++;
   const ne = k;
   while (k < len && sp(at(txt, k))) k++;
+  if (k >= len || at(txt, k) != 61) return;
   // the whole name must be a listed event handler: '"ok" online=true' names no event
-  if (k < len && at(txt, k) == 61 && filterMayHave(attrBreakoutFilter, txt, j, ne - j)) {
+  if (filterMayHave(attrBreakoutFilter, txt, j, ne - j)) {
     const r = ruleWithWord(K_ATTR_BREAKOUT, txt, j, ne - j);
-    if (r >= 0) hit(r, i, k + 1);
+    if (r >= 0) { hit(r, i, k + 1); return; }
   }
+  // an event the list lacks ('" onmove="print()', '" onpointerlockchange=...': browsers add
+  // events, old ones linger): "on" and three letters or more, and a value that is a call
+  if (ne - j >= 5) {
+    const e = callValueAt(k + 1);
+    if (e >= 0) {
+      const r = enabledRule(K_ATTR_BREAKOUT);
+      if (r >= 0) hit(r, i, e + 1);
+    }
+  }
+}
+
+/**
+ * An attribute value from k (after its '=') that calls something: after optional white space and
+ * a quote, within its first 64 units (up to that quote, or white space or '>' when unquoted), a
+ * '(' or '`' right after a word unit, ')' or ']' ("print()", "top.print()", "0;print()",
+ * "(alert)(1)", "\u0061lert`1`"). The index of the '(' or '`', or -1. "true", "done", "(pending)"
+ * and "see the docs (p. 3)" call nothing.
+ */
+function callValueAt(k: i32): i32 {
+  while (k < len && sp(at(txt, k))) k++;
+  let q: u32 = 0;
+  if (k < len && (at(txt, k) == 34 || at(txt, k) == 39)) { q = at(txt, k); k++; }
+  const s = k;
+  while (k < len && k - s < 64) {
+    const c = at(txt, k);
+    if (q != 0 ? c == q : (sp(c) || c == 62)) return -1;
+    if ((c == 40 || c == 96) && k > s) {
+      const p = at(txt, k - 1);
+      if (isWordUnit(p) || p == 41 || p == 93) return k;
+    }
+    k++;
+  }
+  return -1;
 }
 
 // The identifier jsIdent read: it ends at idE; its name has idLen units, and when it held an
@@ -953,17 +1208,18 @@ function hasCapital(s: i32, e: i32): bool {
  */
 function breakoutJs(i: i32): void {
   let j = i + 1;
-  while (j < len && isSpace(at(txt, j))) j++;
+  while (j < len && (isSpace(at(txt, j)) || at(txt, j) == 0x1680)) j++;
   if (j >= len) return;
   const op = at(txt, j);
-  if (!jsOperator(op)) return;
-  j++;
   let broken = false; // a line break in the operator run: only the first word is judged
+  if (op == 0x2028 || op == 0x2029) broken = true; // "'\u2028import(...)": the string's statement ends
+  else if (!jsOperator(op)) return;
+  j++;
   while (j < len) {
     const c = at(txt, j);
     if (!(c == op || c == 40 || c == 126 || c == 33)) {
-      if (!sp(c)) break;
-      if (c == 10 || c == 13) broken = true;
+      if (!(sp(c) || jsSpace(c))) break;
+      if (c == 10 || c == 13 || c == 0x2028 || c == 0x2029) broken = true;
     }
     j++;
   }
@@ -1010,7 +1266,7 @@ function breakoutJs(i: i32): void {
     // a word after a word (prose; any non-ASCII unit is a letter here) or a member ("x.open(")
     // is no global sink
     let pAt = s - 1;
-    while (pAt > i && isSpace(at(txt, pAt))) pAt--;
+    while (pAt > i && (isSpace(at(txt, pAt)) || jsSpace(at(txt, pAt)))) pAt--;
     const pc = at(txt, pAt);
     if (isAlnum(pc) || pc == 95 || pc == 36 || pc == 46 || pc >= 0x80) continue;
     if (fired(r)) return;
@@ -1055,7 +1311,70 @@ function breakoutJs(i: i32): void {
         if (isAlnum(b) || b == 95 || b == 36 || b == 41 || b == 93) { hit(r, i, m + 1); return; }
       }
     }
+    const z = heldThenCalled(pc, pAt, k);
+    if (z >= 0) { hit(r, i, z); return; }
   }
+}
+
+/**
+ * A sink held in a literal or an assignment and reached from it, where pc (at pAt, before the
+ * sink) and the unit at k (after it and its gap) show which: "(x=alert)(1)" (an assignment in
+ * brackets, called), "[alert][0](1)" (an array, indexed by a number, called), "{x:alert}.x(1)" (an
+ * object, its member called) and "{toString:alert}" (an object JavaScript calls the member of when
+ * it turns it into a string or a number: "'-{toString:alert}+'"). Where the match ends, or -1.
+ * Reads at most a few units past k (an index of at most 3 digits, a member name of at most 32)
+ * and at most 96 back from pAt (white space, the member's name, white space).
+ */
+function heldThenCalled(pc: u32, pAt: i32, k: i32): i32 {
+  if (k >= len) return -1;
+  const d = at(txt, k);
+  if (pc == 61 && d == 41) {
+    // (not "==", "<=", "!=", ">=": a comparison in brackets)
+    const b = pAt > 0 ? at(txt, pAt - 1) : 0;
+    if (b == 61 || b == 33 || b == 60 || b == 62) return -1;
+    const m = pastSpace(k + 1);
+    return m < len && (at(txt, m) == 40 || at(txt, m) == 96) ? m + 1 : -1;
+  }
+  if (pc == 91 && d == 93) {
+    let m = k + 1;
+    if (m >= len || at(txt, m) != 91) return -1;
+    m++;
+    const ds = m;
+    while (m < len && m - ds < 3 && isDigit(at(txt, m))) m++;
+    if (m == ds || m >= len || at(txt, m) != 93) return -1;
+    m = pastSpace(m + 1);
+    return m < len && (at(txt, m) == 40 || at(txt, m) == 96) ? m + 1 : -1;
+  }
+  if (pc == 58 && (d == 125 || d == 44)) {
+    // the member's name before the ':', right after '{' or ','
+    // (each walk back reads at most 32 units)
+    let ke = pAt;
+    while (ke > 0 && pAt - ke < 32 && isSpace(at(txt, ke - 1))) ke--;
+    let ks = ke;
+    while (ks > 0 && ke - ks < 32 && isWordUnit(at(txt, ks - 1))) ks--;
+    if (ks == ke || ks == 0) return -1;
+    let b = ks - 1;
+    while (b > 0 && ks - b < 32 && isSpace(at(txt, b))) b--;
+    const o = at(txt, b);
+    if (o != 123 && o != 44) return -1;
+    if (wordEq(ks, ke - ks, 'tostring') || wordEq(ks, ke - ks, 'valueof')) return k + 1;
+    if (d != 125) return -1;
+    // "{x:alert}.x(": the same name read as a member and called
+    let m = k + 1;
+    if (m >= len || at(txt, m) != 46) return -1;
+    m++;
+    const ms = m;
+    while (m < len && m - ms < 32 && isWordUnit(at(txt, m))) m++;
+    if (m - ms != ke - ks || !sameName(ks, ms, ke - ks)) return -1;
+    return m < len && (at(txt, m) == 40 || at(txt, m) == 96) ? m + 1 : -1;
+  }
+  return -1;
+}
+
+/** txt[a, a + l) and txt[b, b + l) hold the same units, ASCII case aside (a filter may fold case). */
+function sameName(a: i32, b: i32, l: i32): bool {
+  for (let j = 0; j < l; j++) if (lower(at(txt, a + j)) != lower(at(txt, b + j))) return false;
+  return true;
 }
 
 /** JavaScript keywords that take an operand: "void x", "new X", "throw x" run. */
@@ -1375,6 +1694,7 @@ function handlerAt(q: i32): bool {
 export function scanXss(p: usize, n: i32, mask: u32): void {
   txt = p;
   len = n;
+  xssMask = mask;
   gtFrom = -1;
   plusSpace = plusIsSpaceIn(p, n, mask);
   spBits = plusSpace ? TC_SP | TC_PLUS : TC_SP;

@@ -396,7 +396,8 @@ function spacedCall(e: i32): bool {
   let commented = false;
   while (j < len && guard < 256) {
     const c = at(txt, j);
-    if (isSpace(c)) { j++; guard++; continue; }
+    // (JavaScript's white space beyond ASCII that NFKC leaves: U+1680, U+2028, U+2029)
+    if (isSpace(c) || c == 0x1680 || c == 0x2028 || c == 0x2029) { j++; guard++; continue; }
     if (c == 47 && j + 1 < len && at(txt, j + 1) == 42) {
       commented = true;
       j += 2;

@@ -38,6 +38,14 @@ const CASES = [
     sqlWindows("\\'", "'", 4 * MB - 4096)],
   ['line comments opened at the end of every window, ended once at the far end (SQL windows)',
     sqlWindows('#', '\n', 4 * MB - 4096)],
+  // not quadratic before, kept linear since (XSS judges of 2026-11-30): a style value decoded as
+  // CSS into scratch memory, once per attribute; quotes before U+2028 (each look ends at the next
+  // quote); unlisted 'on' names after quotes; a sink held in an object, read back to its key
+  ['a style value of comments and CSS escapes (CSS decoding)', '<p style="' + rep('\\65 /*a*/ (:', MB)],
+  ['style attributes with escapes, one after another (CSS decoding)', '<p ' + rep('style="a\\b" ', MB)],
+  ['quotes before U+2028 and a sink (JavaScript breakout)', rep("'\u2028print ", MB)],
+  ["quotes before unlisted 'on' names (attribute breakout)", rep('" onabcde=', MB)],
+  ['sinks held in objects after white space (JavaScript breakout)', rep("'-{" + ' '.repeat(50) + 'x' + ' '.repeat(50) + ':alert ', MB)],
 ];
 
 // 256-token SQL windows (the 302 '=1' first align them), each ending on `open`, `close` once at the end
