@@ -381,9 +381,23 @@ function judgeInside(url: string, scheme: string, rule: InternalTargetRule): boo
   }
   if (v.reason === null) {
     const host = v.hostname;
-    return host !== '' && host !== null && host !== undefined && inwardInside(host, rule);
+    return host !== '' && host !== null && host !== undefined && (singleLabel(host) || inwardInside(host, rule));
   }
   return false;
+}
+
+/**
+ * A host name of one label, letters, digits, '-' and '_' ("redis", "elasticsearch",
+ * "rancher-metadata"): no public DNS name has a single label, so the resolver answers from the
+ * local search domains, a hosts file or a container network's DNS, inside. (Not an IPv6 literal,
+ * and not a template's placeholder such as "{host}" or "$HOST".)
+ */
+function singleLabel(host: string): boolean {
+  for (let k = 0; k < host.length; k++) {
+    const c = host.charCodeAt(k);
+    if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 45 || c === 95)) return false;
+  }
+  return host.length > 0;
 }
 
 /** A public-looking host that reaches inside: an inward name, a wildcard DNS name or a name wrapping an internal IPv4 address. */
