@@ -203,18 +203,18 @@ function globPathAt(j: i32): i32 {
     break;
   }
   if (segGlob) glob = true;
-  // (a '?' that ends the path, as a question mark ends a URL, globs when the path is a system
-  // program directory's: "/bin/ca? /et?/passwd")
+  // (a '?' that ends the path, as a question mark ends a URL, globs when the path is a program
+  // in a system program directory: "/bin/ca? /et?/passwd"; not a question, "; /usr/local?")
   else if (k > j && at(txt, k - 1) == 63 && units > 1 && programDirAt(j + 1)) glob = true;
   if (!glob || segs < 2 || units == 0 || stars == units || (k < len && at(txt, k) == 61)) return -1;
   return k;
 }
 
-/** The path segment at j is bin/, sbin/ or usr/ (any case: macOS's file system ignores it). */
+/** The path segment at j is bin/ or sbin/ (any case: macOS's file system ignores it). */
 function programDirAt(j: i32): bool {
   if (j + 4 >= len) return false;
   const a = lower(at(txt, j)), b = lower(at(txt, j + 1)), c = lower(at(txt, j + 2)), d = lower(at(txt, j + 3));
-  if (d == 47) return (a == 98 && b == 105 && c == 110) || (a == 117 && b == 115 && c == 114);
+  if (d == 47) return a == 98 && b == 105 && c == 110;
   return a == 115 && b == 98 && c == 105 && d == 110 && at(txt, j + 4) == 47;
 }
 

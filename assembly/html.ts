@@ -1075,14 +1075,25 @@ function attrBreakoutAt(i: i32): void {
     if (r >= 0) { hit(r, i, k + 1); return; }
   }
   // an event the list lacks ('" onmove="print()', '" onpointerlockchange=...': browsers add
-  // events, old ones linger): "on" and three letters or more, and a value that is a call
-  if (ne - j >= 5) {
+  // events, old ones linger): "on" and three letters or more, and a value that is a call; not a
+  // word that starts with "on" ('"hi" online=true()')
+  if (ne - j >= 5 && !onWord(j, ne - j)) {
     const e = callValueAt(k + 1);
     if (e >= 0) {
       const r = enabledRule(K_ATTR_BREAKOUT);
       if (r >= 0) hit(r, i, e + 1);
     }
   }
+}
+
+// Words that start with "on" and name no event (no event is called "line", "set", ...).
+const ON_WORDS: string[] = ['online', 'onset', 'onward', 'onwards', 'ongoing', 'onion', 'onions', 'onboard', 'onsite',
+  'onscreen', 'onshore', 'onstage', 'onlooker', 'onlookers', 'onerous', 'onetime', 'oneself'];
+
+/** txt[j, j + l) is one of ON_WORDS, case-insensitively. */
+function onWord(j: i32, l: i32): bool {
+  for (let k = 0; k < ON_WORDS.length; k++) if (lowerWordIs(txt, j, l, ON_WORDS[k])) return true;
+  return false;
 }
 
 /**

@@ -76,9 +76,9 @@ export function scanOperatorText(p: usize, n: i32, jsonLike: bool): void {
           const r = ruleWithWord(K_OBJECT_KEY, p, i, l);
           if (r >= 0 && !fired(r)) { emit(r, i - 1, k + 1); return; }
         }
-      } else if (prev == 46 && next == 61 && dottedKeyBefore(p, i - 1)) {
-        // a query key in dot notation ("user.$ne=1": qs's allowDots, and other parsers, make it
-        // { user: { $ne: 1 } })
+      } else if (prev == 46 && (next == 61 || next == 91) && dottedKeyBefore(p, i - 1)) {
+        // a query key in dot notation ("user.$ne=1", "user.$in[]=a": qs's allowDots, and other
+        // parsers, make it { user: { $ne: 1 } })
         const r = ruleWithWord(K_OBJECT_KEY, p, i, l);
         if (r >= 0 && !fired(r)) { emit(r, i - 1, k + 1); return; }
       } else if (next == 58 || next == 32 || next == 9 || next == 39 || next == 34) {

@@ -34,6 +34,9 @@ function hit(r: i32, s: i32, e: i32): void {
   emit(r, os, oe);
 }
 
+/** The spaces read after a '..' segment's dots (a Windows file name holds at most 255 units); sanitize.ts strips the same. */
+export const SEGMENT_SPACES = 256;
+
 @inline function isSep(c: u32): bool {
   return c == 47 || c == 92;
 }
@@ -72,12 +75,12 @@ function traversal(r: i32): void {
 }
 
 /**
- * After a '..' segment's dots, at k: at most 16 spaces (none needed), then a separator. The unit
- * after the separator, or -1.
+ * After a '..' segment's dots, at k: spaces (none needed; at most SEGMENT_SPACES, past a Windows
+ * name's 255 units), then a separator. The unit after the separator, or -1.
  */
 function spacedDots(k: i32): i32 {
   let s = k;
-  while (s < len && at(txt, s) == 32 && s - k < 16) s++;
+  while (s < len && at(txt, s) == 32 && s - k < SEGMENT_SPACES) s++;
   return s < len && isSep(at(txt, s)) ? s + 1 : -1;
 }
 

@@ -12,6 +12,7 @@ import { arenaAlloc } from './mem';
 import { spansBegin, spansEnd, spanCount, spanStart, spanEnd, sortSpans } from './spans';
 import { scanXss } from './html';
 import { scanSql } from './sql';
+import { SEGMENT_SPACES } from './path';
 import { scanSsti } from './ssti';
 import { scanXxe } from './xxe';
 import { scanCmd } from './cmd';
@@ -67,8 +68,10 @@ function applySpans(p: usize, n: i32, replace: bool): void {
 
 /**
  * Removes "../" and "..\" as if repeatedly until none is left, in one pass (a stack). Also the
- * forms the path detector reads as a step up where two or more dots start a segment: "..;x=1/" (a path
- * parameter, at most 64 units) and ".. /" (at most 16 spaces, which Windows drops).
+ * forms the path detector reads as a step up where two or more dots start a segment: "..;x=1/" (a
+ * path parameter, at most 64 units), ".. /" (spaces, which Windows drops: at most SEGMENT_SPACES),
+ * and such a segment that ends the value ("a/../..", "/.."): a route that joins the value to a
+ * directory climbs with it.
  */
 function stripTraversal(p: usize, n: i32): void {
   const out = arenaAlloc((<usize>n + 8) << 1);
@@ -79,22 +82,33 @@ function stripTraversal(p: usize, n: i32): void {
     o++;
     if (c != 47 && c != 92) continue;
     if (o >= 3 && at(out, o - 2) == 46 && at(out, o - 3) == 46) { o -= 3; continue; }
-    // the unit before the separator: the end of a run of spaces, or of a path parameter
-    let t = o - 1;
-    if (t > 0 && at(out, t - 1) == 32) {
-      while (t > 0 && at(out, t - 1) == 32 && o - 1 - t < 16) t--;
-    } else {
-      let q = t;
-      while (q > 0 && at(out, q - 1) != 59 && at(out, q - 1) != 47 && at(out, q - 1) != 92 && t - q < 64) q--;
-      if (q > 0 && at(out, q - 1) == 59) t = q - 1; else continue;
-    }
-    // two or more dots there, starting a segment
-    let d = t;
-    while (d > 0 && at(out, d - 1) == 46) d--;
-    if (t - d >= 2 && (d == 0 || at(out, d - 1) == 47 || at(out, d - 1) == 92)) o = d;
+    const d = climbingSegment(out, o - 1);
+    if (d >= 0) o = d;
   }
+  // the value's end is a separator too
+  const d = climbingSegment(out, o);
+  if (d >= 0) o = d;
   resPtr = out;
   resLen = o;
+}
+
+/**
+ * The segment of out that ends at e (a separator or the end) is a step up: two or more dots at
+ * the segment's start, then nothing, spaces, or a path parameter (';' and up to 64 units). Where
+ * the segment starts, or -1.
+ */
+function climbingSegment(out: usize, e: i32): i32 {
+  let t = e;
+  if (t > 0 && at(out, t - 1) == 32) {
+    while (t > 0 && at(out, t - 1) == 32 && e - t < SEGMENT_SPACES) t--;
+  } else if (t > 0 && at(out, t - 1) != 46) {
+    let q = t;
+    while (q > 0 && at(out, q - 1) != 59 && at(out, q - 1) != 47 && at(out, q - 1) != 92 && t - q < 64) q--;
+    if (q > 0 && at(out, q - 1) == 59) t = q - 1; else return -1;
+  }
+  let d = t;
+  while (d > 0 && at(out, d - 1) == 46) d--;
+  return t - d >= 2 && (d == 0 || at(out, d - 1) == 47 || at(out, d - 1) == 92) ? d : -1;
 }
 
 function htmlEncode(p: usize, n: i32): void {

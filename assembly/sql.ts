@@ -6,7 +6,7 @@
 // apostrophes or keywords ("O'Brien", "please select a drop date", "-- thanks") lexes into
 // sequences no judge accepts.
 
-import { lowerWordIs, at, lower, isAlpha, isDigit, isSpace, isWord, isHex, hashLower, cls, find1, find2, findP, P_SQL, skipBlanks } from './text';
+import { lowerWordIs, at, lower, isAlpha, isDigit, isSpace, isWord, isHex, hashLower, cls, find1, find2, findP, findPair, P_SQL, skipBlanks } from './text';
 import { sqlAnchors, sqlAnchorCount, sqlAnchorsOverflow, sqlCallNoted, subqAnchors, subqAnchorCount, SUBQUERY_ANCHORS, caseAnchors, caseAnchorCount, caseAnchorsOverflow, ifAnchors, ifAnchorCount, ifAnchorsOverflow } from './literals';
 import {
   K_SQL_TAUTOLOGY, K_SQL_UNION, K_SQL_STACKED, K_SQL_CALL, K_SQL_PHRASE, K_SQL_COMMENT, K_SQL_BREAKOUT, K_SQL_CONDITIONAL,
@@ -2972,12 +2972,7 @@ function startsLikeSql(): bool {
   if (k >= len) return false;
   const l = k - i;
   // first word: a boolean operator, UNION, or a statement keyword
-  if (l == 2 || l == 3) {
-    const a = lower(c);
-    const b = lower(at(txt, i + 1));
-    if ((a == 111 && b == 114) || (a == 97 && b == 110) || (a == 120 && b == 111) || (a == 110 && b == 111)) return true; // or and xor not
-  }
-  if (l == 5 && lower(c) == 117) return true; // union
+  if (operatorWordFirst(c, at(txt, i + 1), l)) return true;
   // (stackedFilter, set by scanSql: most first words have a length, first and last letter no
   // statement keyword has, and need no walk over the rules)
   if (!filterMayHave(stackedFilter, txt, i, l)) return false;
@@ -3223,6 +3218,29 @@ function judgedByNone(c: i32): bool {
 }
 
 /**
+ * p[0, n) starts with a letter or '_', and its first word (letters, digits, '_') is none that
+ * startsLikeSql reads as SQL: a boolean operator, UNION, or a word the statement keywords' filter
+ * lets through (EXEC, ...).
+ */
+function plainNameFirst(p: usize, n: i32): bool {
+  const c = at(p, 0);
+  if (!(isAlpha(c) || c == 95)) return false;
+  let k = 1;
+  while (k < n && (isAlpha(at(p, k)) || isDigit(at(p, k)) || at(p, k) == 95)) k++;
+  return !operatorWordFirst(c, at(p, 1), k) && !filterMayHave(stackedFilter, p, 0, k);
+}
+
+/** A first word of l units starting with units a, b is OR, AND, XOR, NOT (two or three units) or UNION (five, starting with 'u'). */
+@inline function operatorWordFirst(c0: u32, c1: u32, l: i32): bool {
+  if (l == 2 || l == 3) {
+    const a = lower(c0);
+    const b = lower(c1);
+    if ((a == 111 && b == 114) || (a == 97 && b == 110) || (a == 120 && b == 111) || (a == 110 && b == 111)) return true; // or and xor not
+  }
+  return l == 5 && lower(c0) == 117; // union
+}
+
+/**
  * Runs every SQL rule over text[0, n). Nothing is lexed whole: windows of tokens are lexed
  * where SQL can start. The value's start (when it begins like SQL, unless it is a number and a
  * plain word: plainAfterNumber), the text after its first quote of each kind (leaving a string)
@@ -3231,33 +3249,6 @@ function judgedByNone(c: i32): bool {
  * never re-lex what an earlier window judged; the quote windows are at most four per value, each
  * bounded; so the work stays linear in the value.
  */
-/**
- * p[0, n) starts with a letter or '_', and its first word (letters, digits, '_') is no boolean
- * operator (OR, AND, XOR, NOT: the two- and three-letter words startsLikeSql reads) nor UNION.
- */
-function plainNameFirst(p: usize, n: i32): bool {
-  const c = at(p, 0);
-  if (!(isAlpha(c) || c == 95)) return false;
-  let k = 1;
-  while (k < n && (isAlpha(at(p, k)) || isDigit(at(p, k)) || at(p, k) == 95)) k++;
-  if (k == 2 || k == 3) {
-    const a = lower(c);
-    const b = lower(at(p, 1));
-    if ((a == 111 && b == 114) || (a == 97 && b == 110) || (a == 120 && b == 111) || (a == 110 && b == 111)) return false;
-  }
-  return !(k == 5 && lower(c) == 117);
-}
-
-/** p[0, n) holds "--" (each '-' found by find1, so linear). */
-function doubleDashIn(p: usize, n: i32): bool {
-  let k = find1(p, 0, n, 45);
-  while (k + 1 < n) {
-    if (at(p, k + 1) == 45) return true;
-    k = find1(p, k + 1, n, 45);
-  }
-  return false;
-}
-
 export function scanSql(p: usize, n: i32, mask: u32): void {
   txt = p;
   len = n;
@@ -3278,12 +3269,12 @@ export function scanSql(p: usize, n: i32, mask: u32): void {
   // judge reads ("1-true", "0x1-true" are a numeric context's boolean, "or-1" an implied
   // operand's: read)
   if (n == 0 || (mask & SQL_CLASSES) == 0) return;
+  stackedFilter = kindWordFilter(K_SQL_STACKED); // (read by plainNameFirst, startsLikeSql and the walks after ';')
   if ((mask & ~(C_ALPHA | C_DIGIT | C_UNDERSCORE | C_DOT | C_DASH | C_AT)) == 0 && plainNameFirst(p, n) &&
-    ((mask & C_DASH) == 0 || !doubleDashIn(p, n))) return;
+    ((mask & C_DASH) == 0 || findPair(p, 0, n, 45) >= n)) return;
   plusSpace = plusIsSpaceIn(p, n, mask);
   gluedSplit = (mask & (C_EQ | C_LT | C_GT | C_SQ | C_DQ | C_LP | C_HASH | C_STAR)) != 0;
   doubleDashIs = -2;
-  stackedFilter = kindWordFilter(K_SQL_STACKED); // (read by the walks after ';')
   toks = TOKBUF;
   sqAt = (mask & C_SQ) != 0 ? firstQuote(39) : -1;
   dqAt = (mask & C_DQ) != 0 ? firstQuote(34) : -1;

@@ -277,6 +277,9 @@ function differentialHost(text: string, ae: number, e: number): string | null {
  * handles in a query or fragment).
  */
 function differentialInside(host: string, rule: InternalTargetRule): boolean {
+  // (a number alone is a handle or a count in a fragment, "#slide@10", though WHATWG would read
+  // it as an IPv4 address: dotted forms, IPv6 literals and names only)
+  if (!host.includes('.') && host.charCodeAt(0) !== 91 && host.toLowerCase() !== 'localhost') return false;
   const w = validateUrl(`http://${host}/`);
   if (!w.ok && w.reason !== null && INTERNAL_REASONS.has(w.reason)) return true;
   return host.includes('.') && inwardInside(host.toLowerCase(), rule);

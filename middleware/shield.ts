@@ -241,7 +241,8 @@ function rewriteCookies(req: Req, header: string, cookies: CookieEntry[], edits:
       continue;
     }
     const clean = neutralize(engine, c.scanned);
-    pieces.push(header.slice(c.valueEnd, keptTo), (c.json ? 'j:' : '') + encodeURIComponent(clean));
+    // (an emptied JSON cookie loses its "j:" too: cookie-parser would hand the route "j:")
+    pieces.push(header.slice(c.valueEnd, keptTo), (c.json && clean.length > 0 ? 'j:' : '') + encodeURIComponent(clean));
     keptTo = c.valueStart;
     for (const jar of jars) {
       if (Object.prototype.hasOwnProperty.call(jar, c.name)) define(jar, c.name, clean);
@@ -253,6 +254,27 @@ function rewriteCookies(req: Req, header: string, cookies: CookieEntry[], edits:
   let e = out.length;
   while (e > 0 && (out.charCodeAt(e - 1) <= 32 || out.charCodeAt(e - 1) === 59)) e--;
   req.headers.cookie = out.slice(0, e);
+}
+
+/**
+ * The raw path holds a percent-encoded '/' or '\\' (also encoded again, up to the engine's four
+ * decoding rounds: "%252F"). Reads each '%' once per round.
+ */
+function encodedSeparator(rawPath: string): boolean {
+  let s = rawPath;
+  for (let round = 0; round < 4 && s.includes('%'); round++) {
+    const lower = s.toLowerCase();
+    if (lower.includes('%2f') || lower.includes('%5c')) return true;
+    let next: string;
+    try {
+      next = decodeURIComponent(s);
+    } catch {
+      return true; // a malformed escape: the engine's decoder keeps what this one refuses; refuse
+    }
+    if (next === s) return false;
+    s = next;
+  }
+  return false;
 }
 
 /**
@@ -501,11 +523,25 @@ export function shield(options: ShieldOptions = {}): (req: Req, res: Res, next: 
         }
         let newPath: string;
         if (crossSegment && p[0] !== rawPath) {
-          // a finding spread over segments: the whole path's sanitized text, re-encoded segment by segment
+          // a finding spread over segments: the whole path's sanitized text, re-encoded segment by
+          // segment; unless a segment held an encoded separator, which that text holds decoded
+          // (re-splitting it would route the request elsewhere: "report%2Fq3.pdf")
+          if (encodedSeparator(rawPath)) {
+            refuse(req, res, 403, { error: 'blocked', vector: top.vector, incident }, top, context);
+            return;
+          }
           newPath = p[0]!.split('/').map((x) => encodeURIComponent(x)).join('/');
           if (newPath.charCodeAt(0) !== 47) newPath = `/${newPath}`;
         } else {
           newPath = p.map((x, i) => (i === 0 ? '' : x === segs[i] ? x : encodeURIComponent(x))).join('/');
+        }
+        // the path as rebuilt, whole and segment by segment, as the route will read it: refused
+        // when the engine still finds something there (sanitized segments can join into a
+        // finding, "/a/%3C/script%3E...", and a whole path's text can be clean while a segment of
+        // it is not)
+        if (engine.scanValues(newPath.split('/').concat(newPath)).some((f) => f.length > 0)) {
+          refuse(req, res, 403, { error: 'blocked', vector: top.vector, incident }, top, context);
+          return;
         }
         const newUrl = newPath + (q >= 0 ? url.slice(q) : '');
         req.url = newUrl;

@@ -161,6 +161,8 @@ describe('ssrf findings in scan', () => {
     ['http://example.com#@10.0.0.1?x', true],
     ['https://shop.example.com?ref=@home', false],
     ['https://shop.example.com#@home', false],
+    ['https://example.com#slide@10', false],
+    ['http://a.com#@localhost/', true],
     ['http://a/http://127.0.0.1/', true],
     ['http:\\\\10.0.0.1\\x', true],
     ['http://[::1]:8080/path', true],
