@@ -3218,16 +3218,17 @@ function judgedByNone(c: i32): bool {
 }
 
 /**
- * p[0, n) starts with a letter or '_', and its first word (letters, digits, '_') is none that
- * startsLikeSql reads as SQL: a boolean operator, UNION, or a word the statement keywords' filter
- * lets through (EXEC, ...).
+ * p[0, n) starts with a letter or '_', and it is one word, or its first word (letters, digits,
+ * '_') is none that startsLikeSql reads as SQL: a boolean operator, UNION, or a word the statement
+ * keywords' filter lets through (EXEC, ...).
  */
 function plainNameFirst(p: usize, n: i32): bool {
   const c = at(p, 0);
   if (!(isAlpha(c) || c == 95)) return false;
   let k = 1;
   while (k < n && (isAlpha(at(p, k)) || isDigit(at(p, k)) || at(p, k) == 95)) k++;
-  return !operatorWordFirst(c, at(p, 1), k) && !filterMayHave(stackedFilter, p, 0, k);
+  // (a value of one word is none: startsLikeSql reads nothing in a window of one token)
+  return k >= n || (!operatorWordFirst(c, at(p, 1), k) && !filterMayHave(stackedFilter, p, 0, k));
 }
 
 /** A first word of l units starting with units a, b is OR, AND, XOR, NOT (two or three units) or UNION (five, starting with 'u'). */
