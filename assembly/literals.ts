@@ -299,11 +299,13 @@ function registerAll(count: bool): void {
         registerOrCount(hash3(a, b, c), r, k, count);
         // a phrase's space matches any separator (white space, '+', a /* comment */): a space
         // inside the three-unit window is registered once per separator the text may hold
-        // (and a substring param's space any white space, spacedSubstringEnd: the '/' gap, there
-        // for SQL's comments, only costs a look)
+        // (and a substring param's space any white space, spacedSubstringEnd: not the '/' gap,
+        // which is SQL's comments' and whose windows, "'//", "-o/", could share a hash with text
+        // that is all '/' and make every unit of it a candidate)
         if ((kind == K_SQL_PHRASE || kind == K_SUBSTRING) && (b == 32 || c == 32)) {
           for (let v = 0; v < 7; v++) {
             const f = <u32>load<u8>(PHRASE_GAPS + v);
+            if (f == 47 && kind == K_SUBSTRING) continue;
             registerOrCount(hash3(a, b == 32 ? f : b, c == 32 ? f : c), r, k, count);
           }
         }
