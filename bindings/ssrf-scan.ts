@@ -212,7 +212,8 @@ export function urlFinding(text: string, rules: UrlTargetRules, start = 0, only 
     const smuggling = rules.smuggling && rules.smuggling.schemes.has(scheme);
     const internal = rules.internal && rules.internal.schemes.has(scheme);
     if (!smuggling && !internal) continue;
-    const url = text.slice(s, ae);
+    // (with the unit that ended the authority: a one-label host counts only before a path or port)
+    const url = text.slice(s, ae < e ? ae + 1 : ae);
     if (smuggling && rules.smuggling) {
       // the scheme addresses something: a slash or backslash follows (gopher://h, file:///x,
       // file:/etc/passwd); "File:Gemini.svg" (a wiki namespace) does not
@@ -384,7 +385,7 @@ function judgeInside(url: string, scheme: string, rule: InternalTargetRule): boo
   }
   if (v.reason === null) {
     const host = v.hostname;
-    return host !== '' && host !== null && host !== undefined && (singleLabel(host) || inwardInside(host, rule));
+    return host !== '' && host !== null && host !== undefined && ((singleLabel(host) && pathOrPort(url, scheme)) || inwardInside(host, rule));
   }
   return false;
 }
@@ -401,6 +402,21 @@ function singleLabel(host: string): boolean {
     if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 45 || c === 95)) return false;
   }
   return host.length > 0;
+}
+
+/**
+ * After the scheme and its slashes, the URL text holds a port, a path, a query or a fragment
+ * ("http://redis:6379", "http://wiki/"): a one-label host alone, "http://x" or "http://exa" of a
+ * URL broken by a space ("http://exa mple.com/"), is prose's or a typo's, not counted.
+ */
+function pathOrPort(url: string, scheme: string): boolean {
+  let k = scheme.length + 1;
+  while (k < url.length && (url.charCodeAt(k) === 47 || url.charCodeAt(k) === 92)) k++;
+  for (; k < url.length; k++) {
+    const c = url.charCodeAt(k);
+    if (c === 58 || c === 47 || c === 92 || c === 63 || c === 35) return true;
+  }
+  return false;
 }
 
 /** A public-looking host that reaches inside: an inward name, a wildcard DNS name or a name wrapping an internal IPv4 address. */

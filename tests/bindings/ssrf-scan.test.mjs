@@ -172,6 +172,11 @@ describe('ssrf findings in scan', () => {
     ['http://rancher-metadata/latest', true],
     ['http://Elasticsearch:9200/_cat/indices', true],
     ['http://{host}/x', false],
+    // (before a path or a port only: a bare one-label host is prose's or a typo's)
+    ['see http://x for details', false],
+    ['http://exa mple.com/', false],
+    ['http://wiki', false],
+    ['http://wiki/', true],
     ['http://$HOST:8080/', false],
     ['https://[2606:4700::1]/', false],
     // an IPv6 zone (WHATWG refuses it; a client that takes it reaches the address)
