@@ -7,7 +7,7 @@
 // happens at most once per text read (at most three texts per value).
 
 import {
-  at, lower, lowerLiteralIs, lowerWordIs, isAlpha, isAlnum, isDigit, isSpace, isHex, hexVal, isUniSpace, jsEscapeIn, escVal, escLen, find1, find4, findP,
+  at, lower, lowerLiteralIs, lowerWordIs, isAlpha, isAlnum, isDigit, isSpace, isHex, hexVal, isUniSpace, jsSpace, jsEscapeIn, escVal, escLen, find1, find4, findP,
   countOf, punctValid, punctWord, splat8, P_LT, P_QUOTE, P_COLON, P_SQL,
 } from './text';
 import {
@@ -899,13 +899,6 @@ function skipGap(i: i32): i32 {
   return i;
 }
 
-/**
- * JavaScript's white space and line terminators beyond ASCII that NFKC leaves as they are
- * (U+1680, U+2028, U+2029; it makes U+2000-U+200A, U+205F, U+3000 and U+00A0 a plain space).
- */
-@inline function jsSpace(c: u32): bool {
-  return c == 0x1680 || c == 0x2028 || c == 0x2029;
-}
 
 // ; , + - * / | & ) } ] ? : ^ % < > = as bits of two words (character codes below 64, and 64-127)
 const JS_OP_LO: u64 = (<u64>1 << 59) | (<u64>1 << 44) | (<u64>1 << 43) | (<u64>1 << 45) | (<u64>1 << 42) | (<u64>1 << 47) |

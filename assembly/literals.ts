@@ -7,7 +7,7 @@
 // (everyPosition). Cost per candidate: one hash and one byte load.
 
 import {
-  at, lower, lowerWordIs, isAlnum, isUniSpace, find2, isSpace, initText, fileEntryEnds, cls, pathLiteralAt, punctSet, punctReset, P_SETS, splat8,
+  at, lower, lowerWordIs, isAlnum, isUniSpace, jsSpace, find2, isSpace, initText, fileEntryEnds, cls, pathLiteralAt, punctSet, punctReset, P_SETS, splat8,
   P_QUOTE, P_SQL, P_COLON, P_DOT, P_LT, P_CMD, P_DEC,
 } from './text';
 import {
@@ -398,8 +398,7 @@ function spacedCall(e: i32): bool {
   let commented = false;
   while (j < len && guard < 256) {
     const c = at(txt, j);
-    // (JavaScript's white space beyond ASCII that NFKC leaves: U+1680, U+2028, U+2029)
-    if (isSpace(c) || c == 0x1680 || c == 0x2028 || c == 0x2029) { j++; guard++; continue; }
+    if (isSpace(c) || jsSpace(c)) { j++; guard++; continue; }
     if (c == 47 && j + 1 < len && at(txt, j + 1) == 42) {
       commented = true;
       j += 2;

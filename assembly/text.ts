@@ -332,6 +332,14 @@ export function countOf4(p: usize, n: i32, c1: u32, c2: u32, c3: u32, c4: u32): 
   return total;
 }
 
+/**
+ * JavaScript's white space and line terminators beyond ASCII that NFKC leaves as they are
+ * (U+1680, U+2028, U+2029; it makes U+2000-U+200A, U+205F, U+3000 and U+00A0 a plain space).
+ */
+@inline export function jsSpace(c: u32): bool {
+  return c == 0x1680 || c == 0x2028 || c == 0x2029;
+}
+
 /** Unicode spaces: what browsers and URL parsers trim, and JavaScript's non-ASCII white space and line terminators. */
 @inline export function isUniSpace(c: u32): bool {
   return c == 0x85 || c == 0xa0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 ||

@@ -283,7 +283,7 @@ function differentialInside(host: string, rule: InternalTargetRule): boolean {
   if (!host.includes('.') && host.charCodeAt(0) !== 91 && host.toLowerCase() !== 'localhost') return false;
   const w = validateUrl(`http://${host}/`);
   if (!w.ok && w.reason !== null && INTERNAL_REASONS.has(w.reason)) return true;
-  return host.includes('.') && inwardInside(host.toLowerCase(), rule);
+  return inwardInside(host.toLowerCase(), rule);
 }
 
 /** The first unit after leading controls and spaces (which WHATWG parsing trims). */

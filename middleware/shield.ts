@@ -278,6 +278,31 @@ function encodedSeparator(rawPath: string): boolean {
 }
 
 /**
+ * The URL path sanitize mode hands on, rebuilt from the path's rewritten entries (`p[0]` the whole
+ * path, then each segment), or null when the request must be refused instead:
+ * - a segment with nothing usable left (neutralize made it empty): no route would match what
+ *   remains;
+ * - a finding spread over segments (the whole path's sanitized text is used, re-encoded segment by
+ *   segment) in a path with an encoded separator, which that text holds decoded (re-splitting it
+ *   would route the request elsewhere: "report%2Fq3.pdf");
+ * - the rebuilt path, whole or any segment of it as the route will read it, still flagged
+ *   (sanitized segments can join into a finding, "/a/%3C/script%3E...", and a whole path's text
+ *   can be clean while a segment of it is not).
+ */
+function rebuiltPath(p: string[], edits: Edit[], crossSegment: boolean, rawPath: string, segs: string[], engine: Engine): string | null {
+  for (const e of edits) if (e.path[0] === 'path' && e.part === 'value' && p[e.path[1] as number] === '') return null;
+  let newPath: string;
+  if (crossSegment && p[0] !== rawPath) {
+    if (encodedSeparator(rawPath)) return null;
+    newPath = p[0]!.split('/').map((x) => encodeURIComponent(x)).join('/');
+    if (newPath.charCodeAt(0) !== 47) newPath = `/${newPath}`;
+  } else {
+    newPath = p.map((x, i) => (i === 0 ? '' : x === segs[i] ? x : encodeURIComponent(x))).join('/');
+  }
+  return engine.scanValues(newPath.split('/').concat(newPath)).some((f) => f.length > 0) ? null : newPath;
+}
+
+/**
  * Express middleware protecting every route after it. Mount it after the body parsers
  * (`express.json()`, `express.urlencoded()`) so bodies are scanned:
  * `app.use(express.json()); app.use(shield());`
@@ -512,34 +537,8 @@ export function shield(options: ShieldOptions = {}): (req: Req, res: Res, next: 
         if (bodyNow !== body) req.body = bodyNow;
       }
       if (touched.has('path')) {
-        const p = root.path as string[];
-        // a segment with nothing usable left (neutralize made it empty): no route would match
-        // what remains, so the request is refused rather than sent on to a 404
-        for (const e of edits) {
-          if (e.path[0] === 'path' && e.part === 'value' && p[e.path[1] as number] === '') {
-            refuse(req, res, 403, { error: 'blocked', vector: top.vector, incident }, top, context);
-            return;
-          }
-        }
-        let newPath: string;
-        if (crossSegment && p[0] !== rawPath) {
-          // a finding spread over segments: the whole path's sanitized text, re-encoded segment by
-          // segment; unless a segment held an encoded separator, which that text holds decoded
-          // (re-splitting it would route the request elsewhere: "report%2Fq3.pdf")
-          if (encodedSeparator(rawPath)) {
-            refuse(req, res, 403, { error: 'blocked', vector: top.vector, incident }, top, context);
-            return;
-          }
-          newPath = p[0]!.split('/').map((x) => encodeURIComponent(x)).join('/');
-          if (newPath.charCodeAt(0) !== 47) newPath = `/${newPath}`;
-        } else {
-          newPath = p.map((x, i) => (i === 0 ? '' : x === segs[i] ? x : encodeURIComponent(x))).join('/');
-        }
-        // the path as rebuilt, whole and segment by segment, as the route will read it: refused
-        // when the engine still finds something there (sanitized segments can join into a
-        // finding, "/a/%3C/script%3E...", and a whole path's text can be clean while a segment of
-        // it is not)
-        if (engine.scanValues(newPath.split('/').concat(newPath)).some((f) => f.length > 0)) {
+        const newPath = rebuiltPath(root.path as string[], edits, crossSegment, rawPath, segs, engine);
+        if (newPath === null) {
           refuse(req, res, 403, { error: 'blocked', vector: top.vector, incident }, top, context);
           return;
         }
